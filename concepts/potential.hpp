@@ -1,0 +1,31 @@
+#pragma once
+// Potentials: U(x) = -log π(x) w.r.t. the Hausdorff measure of the embedded manifold (DESIGN.md §3).
+#include <concepts>
+#include <Eigen/Core>
+
+#include <sgmcmc/concepts/manifold.hpp>
+
+namespace sgmcmc {
+
+/// A potential offers an unbiased stochastic gradient: `gradient(x, g, rng)` writes ∇Ũ(x) into g
+/// (the Euclidean gradient of a smooth extension; samplers project it). The minibatch or gradient
+/// noise is drawn from `rng`, which the driver owns: a potential keeps no generator of its own.
+/// @code
+///   struct Quadratic {
+///     void gradient(const Eigen::VectorXd& x, Eigen::VectorXd& g, auto& /*rng*/) const { g = x; }
+///   };
+/// @endcode
+template <class P, class Point = Eigen::VectorXd>
+concept Potential = requires(const P p, const Point& x, Point& g, detail::ArchetypeEngine& rng) {
+  p.gradient(x, g, rng);
+};
+
+/// A potential whose exact value is available: needed by Metropolis–Hastings corrected samplers (HMC,
+/// GMC) and by tests. `exact_gradient(x, g)` is the full-data, noise-free gradient.
+template <class P, class Point = Eigen::VectorXd>
+concept PotentialWithValue = Potential<P, Point> && requires(const P p, const Point& x, Point& g) {
+  { p.value(x) } -> std::convertible_to<double>;
+  p.exact_gradient(x, g);
+};
+
+}  // namespace sgmcmc

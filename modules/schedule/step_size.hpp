@@ -1,0 +1,36 @@
+#pragma once
+// Step-size schedules: constant h, or the polynomial decay h_t = a (b + t)^(-γ) under which SGLD's
+// stochastic-approximation theory holds for γ ∈ (0.5, 1] (Welling & Teh 2011, Eq. 2).
+#include <cmath>
+#include <cstdint>
+#include <string>
+
+#include <fmt/format.h>
+
+#include <sgmcmc/modules/error.hpp>
+
+namespace sgmcmc::schedule {
+
+struct StepSize {
+  enum class Kind { constant, polynomial } kind = Kind::constant;
+  double a = 0.0;      ///< the constant step, or the scale a of the decay
+  double b = 1.0;      ///< offset b of the decay
+  double gamma = 0.0;  ///< exponent γ of the decay
+
+  static StepSize constant(double h) {
+    require(std::isfinite(h) && h > 0, fmt::format("step_size: expected a positive number, got {}", h));
+    return {Kind::constant, h, 1.0, 0.0};
+  }
+  static StepSize polynomial(double a, double b, double gamma) {
+    require(std::isfinite(a) && a > 0, fmt::format("step_size.a: expected a positive number, got {}", a));
+    require(std::isfinite(b) && b > 0, fmt::format("step_size.b: expected a positive number, got {}", b));
+    require(std::isfinite(gamma) && gamma >= 0, fmt::format("step_size.gamma: expected a number >= 0, got {}", gamma));
+    return {Kind::polynomial, a, b, gamma};
+  }
+  /// Step size of step t (t = 0 for the first step).
+  double at(std::uint64_t t) const {
+    return kind == Kind::constant ? a : a * std::pow(b + static_cast<double>(t), -gamma);
+  }
+};
+
+}  // namespace sgmcmc::schedule

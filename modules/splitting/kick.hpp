@@ -1,0 +1,48 @@
+#pragma once
+// The shared O sub-step (DESIGN.md §4.2): v <- v + Λ(x)[-t ∇Ũ(x) + N(0, σ²)], σ² = 2Ct - V̂t².
+// Adding before projecting is exact: v is already tangent and Λ(x) is a linear projector, and the
+// projection also removes any rounding drift of v off the tangent space.
+#include <cmath>
+#include <string>
+
+#include <Eigen/Core>
+#include <fmt/format.h>
+
+#include <sgmcmc/concepts/manifold.hpp>
+#include <sgmcmc/modules/error.hpp>
+#include <sgmcmc/modules/splitting/phase_state.hpp>
+
+namespace sgmcmc::splitting {
+
+/// Standard deviation of the injected noise for diffusion c over time t with noise estimate V̂:
+/// sqrt(2ct - V̂t²). The B̂ correction must not exceed the injected variance (SGHMC paper §3.2).
+inline double kick_sd(double c, double noise_estimate, double t) {
+  const double var = 2.0 * c * t - noise_estimate * t * t;
+  if (!(var >= 0.0))
+    throw Error(fmt::format("noise_estimate: 2·C·t - V̂·t² = {} < 0 (C = {}, V̂ = {}, t = {}); lower the "
+                            "noise estimate or the step size", var, c, noise_estimate, t));
+  return std::sqrt(var);
+}
+
+template <Manifold M, class P, class R>
+void kick(const M& manifold, PhaseState& s, const P& potential, double t, double sd, R& rng) {
+  potential.gradient(s.x, s.gradient, rng);
+  ++s.gradient_evals;
+  rng.normals(s.noise);
+  s.v.noalias() += sd * s.noise - t * s.gradient;
+  manifold.project(s.x, s.v);
+}
+
+/// The same kick for a diagonal friction c: σ_i² = 2c_i t - V̂t², computed inline (no allocation).
+template <Manifold M, class P, class R>
+void kick_diagonal(const M& manifold, PhaseState& s, const P& potential, double t, const Eigen::VectorXd& c,
+                   double noise_estimate, R& rng) {
+  kick_sd(c.minCoeff(), noise_estimate, t);  // throws if any σ_i² < 0
+  potential.gradient(s.x, s.gradient, rng);
+  ++s.gradient_evals;
+  rng.normals(s.noise);
+  s.v.array() += ((2.0 * t) * c.array() - noise_estimate * t * t).sqrt() * s.noise.array() - t * s.gradient.array();
+  manifold.project(s.x, s.v);
+}
+
+}  // namespace sgmcmc::splitting

@@ -1,0 +1,108 @@
+#pragma once
+// SGHMC (Chen, Fox & Guestrin 2014) on any manifold; on a geodesic manifold it is SGGMC (Liu, Zhu &
+// Song 2016, Alg. 1). dθ = v dt, dv = -∇U dt - C v dt + N(0, 2C dt), split into A, B, O (DESIGN.md §4.2).
+#include <cmath>
+#include <string>
+
+#include <Eigen/Core>
+#include <fmt/format.h>
+
+#include <sgmcmc/concepts/dynamics.hpp>
+#include <sgmcmc/concepts/manifold.hpp>
+#include <sgmcmc/modules/error.hpp>
+#include <sgmcmc/modules/splitting/kick.hpp>
+#include <sgmcmc/modules/splitting/phase_state.hpp>
+#include <sgmcmc/modules/splitting/sampler.hpp>
+
+namespace sgmcmc::sghmc {
+
+/// The friction C: a positive scalar, or a positive diagonal (one entry per ambient coordinate).
+struct Friction {
+  double scalar = 1.0;
+  Eigen::VectorXd diagonal;  ///< empty for a scalar friction
+
+  Friction() = default;
+  explicit Friction(double c) : scalar(c) {
+    require(std::isfinite(c) && c > 0, fmt::format("friction: expected a positive number, got {}", c));
+  }
+  explicit Friction(Eigen::VectorXd diag) : scalar(0.0), diagonal(std::move(diag)) {
+    require(diagonal.size() > 0 && diagonal.allFinite() && (diagonal.array() > 0).all(),
+            "friction: expected positive finite diagonal entries");
+  }
+  bool is_diagonal() const { return diagonal.size() > 0; }
+};
+
+template <Manifold M>
+struct Dynamics {
+  using State = splitting::PhaseState;
+  M manifold;
+  Friction friction{1.0};
+  double noise_estimate = 0.0;  ///< V̂: variance of the stochastic gradient's noise (scalar)
+
+  /// A state at x0 with a velocity drawn from its stationary law N(0, Λ(x0)).
+  template <class R>
+  State init(Eigen::VectorXd x0, R& rng) const {
+    require(x0.size() == manifold.ambient_size(),
+            fmt::format("init: expected a point of size {}, got {}", manifold.ambient_size(), x0.size()));
+    if (friction.is_diagonal())
+      require(friction.diagonal.size() == x0.size(),
+              fmt::format("friction: expected {} diagonal entries, got {}", x0.size(), friction.diagonal.size()));
+    Eigen::VectorXd v0(x0.size());
+    rng.normals(v0);
+    manifold.project(x0, v0);
+    return State(std::move(x0), std::move(v0));
+  }
+
+  void A(State& s, double t) const { s.reflections += manifold.flow(s.x, s.v, t); }
+
+  void B(State& s, double t) const {
+    if (friction.is_diagonal()) {
+      s.v.array() *= (-t * friction.diagonal.array()).exp();
+      manifold.project(s.x, s.v);  // a matrix C does not preserve the tangent space: v <- Λ exp(-Ct) v
+    } else {
+      s.v *= std::exp(-friction.scalar * t);
+    }
+  }
+
+  void B_explicit(State& s, double t) const {
+    if (friction.is_diagonal()) {
+      s.v.array() *= 1.0 - t * friction.diagonal.array();
+      manifold.project(s.x, s.v);
+    } else {
+      s.v *= 1.0 - friction.scalar * t;
+    }
+  }
+
+  template <class P, class R>
+  void O(State& s, const P& potential, double t, R& rng) const {
+    if (friction.is_diagonal()) {
+      splitting::kick_diagonal(manifold, s, potential, t, friction.diagonal, noise_estimate, rng);
+    } else {
+      splitting::kick(manifold, s, potential, t, splitting::kick_sd(friction.scalar, noise_estimate, t), rng);
+    }
+  }
+};
+
+template <Manifold M>
+using Sampler = splitting::Sampler<Dynamics<M>>;
+
+/// The SGD-with-momentum parametrisation of the SGHMC paper (Eq. 15): Δθ = v,
+/// Δv = -η∇Ũ - αv + N(0, 2(α - β̂)η). With unit mass it maps to v = h·r, η = h², α = C·h and
+/// β̂ = V̂η/2 (MATH.md §0), so the sampler runs in (h, C, V̂).
+struct MomentumParams {
+  double step_size;       ///< h = sqrt(η)
+  double friction;        ///< C = α / h
+  double noise_estimate;  ///< V̂ = 2β̂ / η
+};
+inline MomentumParams from_momentum(double learning_rate, double momentum_decay, double beta_hat = 0.0) {
+  require(std::isfinite(learning_rate) && learning_rate > 0,
+          fmt::format("learning_rate: expected a positive number, got {}", learning_rate));
+  require(std::isfinite(momentum_decay) && momentum_decay > 0 && momentum_decay < 1,
+          fmt::format("momentum_decay: expected a number in (0, 1), got {}", momentum_decay));
+  require(beta_hat >= 0 && beta_hat <= momentum_decay,
+          fmt::format("beta_hat: expected a number in [0, momentum_decay], got {}", beta_hat));
+  const double h = std::sqrt(learning_rate);
+  return {h, momentum_decay / h, 2.0 * beta_hat / learning_rate};
+}
+
+}  // namespace sgmcmc::sghmc

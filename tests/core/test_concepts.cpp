@@ -1,0 +1,90 @@
+// Compile-time tests of the concepts: every shipped type conforms, near-miss types are rejected.
+// Catches: a shipped type silently drifting from its concept (e.g. flow losing its return value), and a
+// concept that accepts anything (a requirement list that checks nothing).
+#include <doctest/doctest.h>
+
+#include <sgmcmc/concepts/dynamics.hpp>
+#include <sgmcmc/concepts/manifold.hpp>
+#include <sgmcmc/concepts/potential.hpp>
+#include <sgmcmc/concepts/random.hpp>
+#include <sgmcmc/manifolds/euclidean.hpp>
+#include <sgmcmc/models/banana.hpp>
+#include <sgmcmc/models/double_well.hpp>
+#include <sgmcmc/models/gaussian.hpp>
+#include <sgmcmc/models/gradient_noise.hpp>
+#include <sgmcmc/modules/random/stream.hpp>
+#include <sgmcmc/modules/splitting/scheme.hpp>
+#include <sgmcmc/samplers/sghmc.hpp>
+#include <sgmcmc/samplers/sgnht.hpp>
+
+using namespace sgmcmc;
+
+namespace {
+// Near misses: each lacks exactly one requirement.
+struct NotAManifold {};
+struct ManifoldWithoutFlow {
+  using Point = Eigen::VectorXd;
+  Eigen::Index ambient_size() const { return 1; }
+  Eigen::Index intrinsic_dim() const { return 1; }
+  void project(const Point&, Point&) const {}
+  double distance_to(const Point&) const { return 0; }
+  template <class R> Point random_point(R&) const { return Point(1); }
+};
+struct ManifoldWithVoidFlow : ManifoldWithoutFlow {
+  void flow(Point&, Point&, double) const {}  // no reflection count: rejected
+};
+struct ManifoldWithFlow : ManifoldWithoutFlow {
+  std::uint64_t flow(Point&, Point&, double) const { return 0; }
+};
+struct PotentialWithoutRng {
+  void gradient(const Eigen::VectorXd&, Eigen::VectorXd&) const {}
+};
+struct DynamicsWithoutO {
+  struct State {};
+  void A(State&, double) const {}
+  void B(State&, double) const {}
+  void B_explicit(State&, double) const {}
+};
+struct EngineWithoutBelow {
+  double normal();
+  void normals(Eigen::Ref<Eigen::VectorXd>);
+  double uniform();
+};
+}  // namespace
+
+static_assert(Manifold<Euclidean>);
+static_assert(Manifold<ManifoldWithFlow>);
+static_assert(!Manifold<NotAManifold>);
+static_assert(!Manifold<ManifoldWithoutFlow>);
+static_assert(!Manifold<ManifoldWithVoidFlow>);
+
+static_assert(RandomEngine<random::Stream>);
+static_assert(!RandomEngine<EngineWithoutBelow>);
+
+static_assert(PotentialWithValue<models::Gaussian>);
+static_assert(PotentialWithValue<models::DoubleWell>);
+static_assert(PotentialWithValue<models::Banana>);
+static_assert(PotentialWithValue<models::WithGradientNoise<models::DoubleWell>>);
+static_assert(!Potential<PotentialWithoutRng>);
+
+static_assert(Dynamics<sghmc::Dynamics<Euclidean>>);
+static_assert(Dynamics<sgnht::Dynamics<Euclidean>>);
+static_assert(!Dynamics<DynamicsWithoutO>);
+static_assert(Scheme<splitting::StageList>);
+
+TEST_CASE("schemes are palindromic where they claim second order") {
+  // Catches: a typo in a stage list that breaks the symmetry ABOBA/BAOAB/OBABO need for weak order 2.
+  for (const auto& s : {splitting::aboba, splitting::baoab, splitting::obabo}) {
+    const auto st = s.stages();
+    double total_a = 0, total_o = 0;
+    for (std::size_t i = 0; i < st.size(); ++i) {
+      CHECK(st[i].op == st[st.size() - 1 - i].op);
+      CHECK(st[i].fraction == st[st.size() - 1 - i].fraction);
+      if (st[i].op == Op::A) total_a += st[i].fraction;
+      if (st[i].op == Op::O) total_o += st[i].fraction;
+    }
+    CHECK(total_a == 1.0);  // the flow covers one whole step
+    CHECK(total_o == 1.0);  // the kicks add to one whole step
+  }
+  CHECK_THROWS_WITH_AS(splitting::scheme_by_name("abba"), doctest::Contains("unknown scheme 'abba'"), Error);
+}
