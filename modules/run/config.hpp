@@ -1,0 +1,78 @@
+#pragma once
+// A whole run config (DESIGN.md §5.1): sampler, manifold, target, run length, chains, seed, init.
+#include <cstdint>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include <sgmcmc/modules/run/fields.hpp>
+#include <sgmcmc/modules/run/manifold_spec.hpp>
+#include <sgmcmc/modules/run/sampler_spec.hpp>
+#include <sgmcmc/modules/run/target.hpp>
+
+namespace sgmcmc::run {
+
+struct RunConfig {
+  SamplerSpec sampler;
+  ManifoldSpec manifold;
+  Target target;
+  std::uint64_t steps = 1000;
+  std::uint64_t burn_in = 0;
+  std::uint64_t thin = 1;
+  std::uint64_t chains = 1;
+  std::uint64_t seed = 0;
+  std::vector<Eigen::VectorXd> init;  ///< empty: a random point per chain; else one per chain
+  json resolved;                      ///< the config with every default filled in
+};
+
+/// The embedded default demo: SGHMC on the SGHMC paper's ρ = 0.9 Gaussian (Fig. 3) with N(0, I) gradient
+/// noise, corrected by the matching noise estimate V̂ = 1.
+inline json default_config() {
+  return json::parse(R"({
+    "sampler":  {"name": "sghmc", "step_size": 0.05, "friction": 1.0, "noise_estimate": 1.0, "scheme": "aboba"},
+    "manifold": {"name": "euclidean", "dim": 2},
+    "target":   {"name": "gaussian", "mean": [0, 0], "cov": [[1, 0.9], [0.9, 1]], "grad_noise": 1.0},
+    "steps": 200000, "burn_in": 1000, "thin": 10, "chains": 2, "seed": 7
+  })");
+}
+
+inline RunConfig parse_config(const json& j) {
+  Fields f(j, "");
+  RunConfig c;
+  c.sampler = parse_sampler(f.get("sampler"), "/sampler");
+  const json& target = f.get("target");
+  c.manifold = parse_manifold(f.find("manifold"), natural_dim(target));
+  const Eigen::Index dim = c.manifold.ambient_size();
+  c.target = parse_target(target, dim);
+  c.steps = f.count("steps", 1000, 0);
+  c.burn_in = f.count("burn_in", 0, 0);
+  c.thin = f.count("thin", 1, 1);
+  c.chains = f.count("chains", 1, 1);
+  if (c.chains > 4096) fail("/chains", fmt::format("expected at most 4096 chains, got {}", c.chains));
+  c.seed = f.count("seed", 0, 0);
+  if (const json* init = f.find("init")) {
+    auto check_point = [&](const json& p, const std::string& path) {
+      Eigen::VectorXd x = as_vector(p, path, dim);
+      const double off = std::visit([&](const auto& m) { return m.distance_to(x); }, c.manifold.manifold);
+      if (!(off <= 1e-8)) fail(path, fmt::format("point is off the manifold (distance {:.3g})", off));
+      return x;
+    };
+    if (init->is_array() && !init->empty() && (*init)[0].is_array()) {
+      if (init->size() != c.chains)
+        fail("/init", fmt::format("expected one point per chain ({}), got {}", c.chains, init->size()));
+      for (std::size_t i = 0; i < init->size(); ++i) c.init.push_back(check_point((*init)[i], fmt::format("/init/{}", i)));
+    } else {
+      const Eigen::VectorXd x = check_point(*init, "/init");
+      c.init.assign(c.chains, x);
+    }
+  }
+  f.finish();
+  c.resolved = {{"sampler", c.sampler.resolved}, {"manifold", c.manifold.resolved}, {"target", c.target.resolved},
+                {"steps", c.steps}, {"burn_in", c.burn_in}, {"thin", c.thin}, {"chains", c.chains}, {"seed", c.seed}};
+  if (f.find("init")) c.resolved["init"] = j.at("init");
+  return c;
+}
+
+}  // namespace sgmcmc::run

@@ -1,0 +1,43 @@
+#pragma once
+// Builds chain i of a run config: the sampler named in the config, on the configured manifold, for
+// the configured target, with random stream i of the run's seed (so chain i is the same whatever the
+// number of threads).
+#include <memory>
+#include <variant>
+
+#include <sgmcmc/modules/run/any_chain.hpp>
+#include <sgmcmc/modules/run/config.hpp>
+#include <sgmcmc/samplers/hmc.hpp>
+#include <sgmcmc/samplers/sghmc.hpp>
+#include <sgmcmc/samplers/sgld.hpp>
+#include <sgmcmc/samplers/sgnht.hpp>
+
+namespace sgmcmc::run {
+
+template <class S>
+std::unique_ptr<AnyChain> chain_of(S sampler, const Target& target, Eigen::VectorXd x0, random::Stream rng) {
+  return std::make_unique<ChainModel<S, Target>>(Chain<S, Target>(std::move(sampler), target, std::move(x0), rng));
+}
+
+inline std::unique_ptr<AnyChain> make_chain(const RunConfig& c, std::uint32_t index) {
+  random::Stream rng(c.seed, index);
+  return std::visit(
+      [&](const auto& m) -> std::unique_ptr<AnyChain> {
+        using M = std::decay_t<decltype(m)>;
+        Eigen::VectorXd x0 = c.init.empty() ? m.random_point(rng) : c.init[index];
+        const SamplerSpec& s = c.sampler;
+        if (s.name == "sgld") return chain_of(sgld::Sampler<M>{m, s.step_size, s.noise_estimate}, c.target, x0, rng);
+        if (s.name == "sghmc")
+          return chain_of(sghmc::Sampler<M>{{m, s.friction, s.noise_estimate}, s.scheme, s.step_size}, c.target, x0, rng);
+        if (s.name == "sgnht")
+          return chain_of(sgnht::Sampler<M>{{m, s.diffusion, s.noise_estimate}, s.scheme, s.step_size}, c.target, x0, rng);
+        if (s.name == "hmc")
+          return chain_of(hmc::Sampler<M>{m, s.step_size, s.leapfrog_steps, hmc::Gradient::exact, true}, c.target, x0, rng);
+        if (s.name == "naive_sghmc")
+          return chain_of(hmc::Sampler<M>{m, s.step_size, s.leapfrog_steps, hmc::Gradient::stochastic, s.mh}, c.target, x0, rng);
+        throw Error("/sampler/name: no chain builder for sampler '" + s.name + "'");
+      },
+      c.manifold.manifold);
+}
+
+}  // namespace sgmcmc::run

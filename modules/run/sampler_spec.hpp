@@ -1,0 +1,143 @@
+#pragma once
+// The `sampler` section of a run config (DESIGN.md §5.1), validated once into a plain spec.
+#include <string>
+
+#include <fmt/format.h>
+
+#include <sgmcmc/modules/run/fields.hpp>
+#include <sgmcmc/modules/schedule/step_size.hpp>
+#include <sgmcmc/modules/splitting/scheme.hpp>
+#include <sgmcmc/samplers/sghmc.hpp>
+
+namespace sgmcmc::run {
+
+struct SamplerSpec {
+  std::string name;  ///< canonical: sgld, sghmc, sgnht, naive_sghmc, hmc
+  schedule::StepSize step_size;
+  sghmc::Friction friction{1.0};
+  double noise_estimate = 0.0;
+  splitting::StageList scheme = splitting::aboba;
+  double diffusion = 1.0;
+  int leapfrog_steps = 10;
+  bool mh = true;
+  json resolved;  ///< the section with every default filled in, for the run record
+};
+
+inline std::string canonical_sampler_name(const std::string& name) {
+  if (name == "sggmc") return "sghmc";
+  if (name == "gsgnht") return "sgnht";
+  if (name == "gmc") return "hmc";
+  return name;
+}
+
+/// step_size: a positive number, or {"schedule": "polynomial", "a": ..., "b": ..., "gamma": ...}.
+inline schedule::StepSize parse_step_size(const json& j, const std::string& path) {
+  if (j.is_number()) return schedule::StepSize::constant(as_number(j, path, Range::positive));
+  Fields f(j, path);
+  const std::string kind = f.string("schedule");
+  schedule::StepSize s;
+  if (kind == "constant") {
+    s = schedule::StepSize::constant(f.number("a", Range::positive));
+  } else if (kind == "polynomial") {
+    s = schedule::StepSize::polynomial(f.number("a", Range::positive), f.number("b", 1.0, Range::positive),
+                                       f.number("gamma", 0.55, Range::non_negative));
+  } else {
+    fail(f.at("schedule"), fmt::format("unknown schedule '{}' (known: constant, polynomial)", kind));
+  }
+  f.finish();
+  return s;
+}
+
+inline json step_size_json(const schedule::StepSize& s) {
+  if (s.kind == schedule::StepSize::Kind::constant) return s.a;
+  return {{"schedule", "polynomial"}, {"a", s.a}, {"b", s.b}, {"gamma", s.gamma}};
+}
+
+inline SamplerSpec parse_sampler(const json& j, const std::string& path = "/sampler") {
+  Fields f(j, path);
+  SamplerSpec s;
+  const std::string given = f.string("name");
+  s.name = canonical_sampler_name(given);
+  json out = {{"name", given}};
+  auto scheme = [&] {
+    const std::string name = f.string("scheme", "aboba");
+    try {
+      s.scheme = splitting::scheme_by_name(name);
+    } catch (const Error& e) {
+      fail(f.at("scheme"), e.what());
+    }
+    out["scheme"] = name;
+  };
+  auto noise = [&] {
+    s.noise_estimate = f.number("noise_estimate", 0.0, Range::non_negative);
+    out["noise_estimate"] = s.noise_estimate;
+  };
+  auto step = [&] {
+    s.step_size = parse_step_size(f.get("step_size"), f.at("step_size"));
+    out["step_size"] = step_size_json(s.step_size);
+  };
+  if (s.name == "sgld") {
+    step();
+    noise();
+  } else if (s.name == "sghmc") {
+    if (f.has("learning_rate") || f.has("momentum_decay")) {
+      // The SGHMC paper's SGD-with-momentum parametrisation (Eq. 15): (η, α, β̂) -> (h, C, V̂).
+      if (f.has("step_size") || f.has("friction") || f.has("noise_estimate"))
+        fail(f.at("learning_rate"), "give either learning_rate/momentum_decay/beta_hat or step_size/friction/noise_estimate, not both");
+      const double eta = f.number("learning_rate", Range::positive);
+      const double alpha = f.number("momentum_decay", Range::unit_open);
+      const double beta = f.number("beta_hat", 0.0, Range::non_negative);
+      try {
+        const auto p = sghmc::from_momentum(eta, alpha, beta);
+        s.step_size = schedule::StepSize::constant(p.step_size);
+        s.friction = sghmc::Friction(p.friction);
+        s.noise_estimate = p.noise_estimate;
+      } catch (const Error& e) {
+        fail(path, e.what());
+      }
+      out["learning_rate"] = eta;
+      out["momentum_decay"] = alpha;
+      out["beta_hat"] = beta;
+    } else {
+      step();
+      noise();
+    }
+    if (const json* c = f.find("friction")) {
+      if (c->is_array()) {
+        const Eigen::VectorXd d = as_vector(*c, f.at("friction"));
+        if (d.size() == 0 || !(d.array() > 0).all()) fail(f.at("friction"), "expected positive diagonal entries");
+        s.friction = sghmc::Friction(d);
+        out["friction"] = *c;
+      } else {
+        s.friction = sghmc::Friction(as_number(*c, f.at("friction"), Range::positive));
+        out["friction"] = s.friction.scalar;
+      }
+    } else if (!out.contains("learning_rate")) {
+      out["friction"] = 1.0;
+    }
+    scheme();
+  } else if (s.name == "sgnht") {
+    step();
+    noise();
+    s.diffusion = f.number("diffusion", 1.0, Range::positive);
+    out["diffusion"] = s.diffusion;
+    scheme();
+  } else if (s.name == "naive_sghmc") {
+    step();
+    s.leapfrog_steps = static_cast<int>(f.count("leapfrog_steps", 50, 1));
+    s.mh = f.boolean("mh", false);
+    out["leapfrog_steps"] = s.leapfrog_steps;
+    out["mh"] = s.mh;
+  } else if (s.name == "hmc") {
+    step();
+    s.leapfrog_steps = static_cast<int>(f.count("leapfrog_steps", 10, 1));
+    out["leapfrog_steps"] = s.leapfrog_steps;
+  } else {
+    fail(f.at("name"), fmt::format("unknown sampler '{}' (known: sgld, sghmc, sggmc, sgnht, gsgnht, naive_sghmc, hmc, gmc)", given));
+  }
+  f.finish();
+  s.resolved = out;
+  return s;
+}
+
+}  // namespace sgmcmc::run
