@@ -25,11 +25,12 @@ struct Friction {
   explicit Friction(double c) : scalar(c) {
     require(std::isfinite(c) && c > 0, fmt::format("friction: expected a positive number, got {}", c));
   }
-  explicit Friction(Eigen::VectorXd diag) : scalar(0.0), diagonal(std::move(diag)) {
-    require(diagonal.size() > 0 && diagonal.allFinite() && (diagonal.array() > 0).all(),
+  explicit Friction(const Eigen::VectorXd& diag) : scalar(0.0), diagonal(diag) {
+    require(diag.size() > 0 && diag.allFinite() && (diag.array() > 0).all(),
             "friction: expected positive finite diagonal entries");
   }
   bool is_diagonal() const { return diagonal.size() > 0; }
+  const Eigen::VectorXd& diagonal_view() const { return diagonal; }
 };
 
 template <Manifold M>
@@ -45,7 +46,7 @@ struct Dynamics {
     require(x0.size() == manifold.ambient_size(),
             fmt::format("init: expected a point of size {}, got {}", manifold.ambient_size(), x0.size()));
     if (friction.is_diagonal())
-      require(friction.diagonal.size() == x0.size(),
+      require(static_cast<Eigen::Index>(friction.diagonal.size()) == x0.size(),
               fmt::format("friction: expected {} diagonal entries, got {}", x0.size(), friction.diagonal.size()));
     Eigen::VectorXd v0(x0.size());
     rng.normals(v0);
@@ -57,7 +58,7 @@ struct Dynamics {
 
   void B(State& s, double t) const {
     if (friction.is_diagonal()) {
-      s.v.array() *= (-t * friction.diagonal.array()).exp();
+      s.v.array() *= (-t * friction.diagonal_view().array()).exp();
       manifold.project(s.x, s.v);  // a matrix C does not preserve the tangent space: v <- Λ exp(-Ct) v
     } else {
       s.v *= std::exp(-friction.scalar * t);
@@ -66,7 +67,7 @@ struct Dynamics {
 
   void B_explicit(State& s, double t) const {
     if (friction.is_diagonal()) {
-      s.v.array() *= 1.0 - t * friction.diagonal.array();
+      s.v.array() *= 1.0 - t * friction.diagonal_view().array();
       manifold.project(s.x, s.v);
     } else {
       s.v *= 1.0 - friction.scalar * t;
@@ -76,7 +77,7 @@ struct Dynamics {
   template <class P, class R>
   void O(State& s, const P& potential, double t, R& rng) const {
     if (friction.is_diagonal()) {
-      splitting::kick_diagonal(manifold, s, potential, t, friction.diagonal, noise_estimate, rng);
+      splitting::kick_diagonal(manifold, s, potential, t, friction.diagonal_view(), noise_estimate, rng);
     } else {
       splitting::kick(manifold, s, potential, t, splitting::kick_sd(friction.scalar, noise_estimate, t), rng);
     }

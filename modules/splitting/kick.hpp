@@ -35,7 +35,7 @@ void kick(const M& manifold, PhaseState& s, const P& potential, double t, double
 
 /// The same kick for a diagonal friction c: σ_i² = 2c_i t - V̂t², computed inline (no allocation).
 template <Manifold M, class P, class R>
-void kick_diagonal(const M& manifold, PhaseState& s, const P& potential, double t, const Eigen::VectorXd& c,
+void kick_diagonal(const M& manifold, PhaseState& s, const P& potential, double t, Eigen::Ref<const Eigen::VectorXd> c,
                    double noise_estimate, R& rng) {
   kick_sd(c.minCoeff(), noise_estimate, t);  // throws if any σ_i² < 0
   potential.gradient(s.x, s.gradient, rng);

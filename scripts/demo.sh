@@ -1,0 +1,9 @@
+#!/usr/bin/env bash
+# The main job: install what is missing, build optimised, run the CLI's embedded default demo
+# (SGHMC on the SGHMC paper's ρ = 0.9 Gaussian with noisy gradients), write and summarise its record.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+scripts/deps.sh
+cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DSGMCMC_BUILD_TESTS=OFF > /dev/null
+cmake --build build -j"$(nproc)" --target sgmcmc_cli
+./build/apps/sgmcmc run -o runs/demo.json "$@"

@@ -1,0 +1,245 @@
+// End-to-end tests of the sgmcmc command-line tool: the JSON vocabulary, exact resume, thread-count
+// independence, and bad input (errors naming the JSON path, exit codes, nothing half-written).
+#include <doctest/doctest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+using json = nlohmann::json;
+namespace fs = std::filesystem;
+
+namespace {
+
+struct Result {
+  int code;
+  std::string out, err;
+};
+
+fs::path scratch() {
+  static const fs::path dir = [] {
+    fs::path d = fs::path(SGMCMC_BINARY_DIR) / "tests" / "cli_scratch";
+    fs::remove_all(d);
+    fs::create_directories(d);
+    return d;
+  }();
+  return dir;
+}
+
+std::string slurp(const fs::path& p) {
+  std::ifstream in(p);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+Result sgmcmc(const std::string& args) {
+  const auto out = scratch() / "stdout.txt", err = scratch() / "stderr.txt";
+  const std::string cmd = fmt::format("'{}' {} > '{}' 2> '{}'", SGMCMC_CLI, args, out.string(), err.string());
+  const int status = std::system(cmd.c_str());
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, slurp(out), slurp(err)};
+}
+
+fs::path write_config(const std::string& name, const json& j) {
+  const auto p = scratch() / name;
+  std::ofstream(p) << j.dump(2);
+  return p;
+}
+
+json read(const fs::path& p) { return json::parse(slurp(p)); }
+
+json base_config(const json& sampler) {
+  return {{"sampler", sampler},
+          {"manifold", {{"name", "euclidean"}, {"dim", 2}}},
+          {"target", {{"name", "gaussian"}, {"mean", {1, -1}}, {"cov", {{1, 0.9}, {0.9, 1}}}, {"grad_noise", 0.5}}},
+          {"steps", 600}, {"burn_in", 100}, {"thin", 3}, {"chains", 2}, {"seed", 11}};
+}
+
+}  // namespace
+
+TEST_CASE("run with no config runs the embedded demo and writes a versioned record") {
+  // Catches: a broken default demo (the README's main job), a record missing the §5.1 fields.
+  const auto out = scratch() / "demo.json";
+  const Result r = sgmcmc(fmt::format("run -q -o '{}'", out.string()));
+  REQUIRE(r.code == 0);
+  const json rec = read(out);
+  CHECK(rec["schema"] == "sgmcmc.run");
+  CHECK(rec["schema_version"] == 1);
+  CHECK(rec["config"]["sampler"]["name"] == "sghmc");
+  CHECK(rec["config"]["seed"] == 7);
+  REQUIRE(rec["chains"].size() == 2);
+  // 200000 steps, burn-in 1000, thin 10: (200000 - 1000) / 10 draws per chain.
+  CHECK(rec["chains"][0]["samples"].size() == 19900);
+  CHECK(rec["chains"][0]["samples"][0].size() == 2);
+  CHECK(rec["chains"][1]["state"]["rng"]["stream"] == 1);
+  CHECK(rec["timings"]["phases"][0]["sampling_seconds"].get<double>() > 0);
+}
+
+TEST_CASE("resume N steps after N steps equals 2N steps, sample for sample, for every sampler and scheme") {
+  // Catches: state left out of the record (velocity, thermostat, RNG counters, step count for the
+  // schedule), burn-in/thinning restarted on resume, doubles written with too few digits.
+  const json samplers[] = {
+      {{"name", "sgld"}, {"step_size", {{"schedule", "polynomial"}, {"a", 0.05}, {"b", 10}, {"gamma", 0.55}}}},
+      {{"name", "sghmc"}, {"step_size", 0.1}, {"friction", 2.0}, {"noise_estimate", 0.25}, {"scheme", "aboba"}},
+      {{"name", "sghmc"}, {"step_size", 0.1}, {"friction", {1.0, 3.0}}, {"scheme", "baoab"}},
+      {{"name", "sghmc"}, {"step_size", 0.1}, {"scheme", "obabo"}},
+      {{"name", "sghmc"}, {"learning_rate", 0.01}, {"momentum_decay", 0.1}, {"scheme", "euler"}},
+      {{"name", "sgnht"}, {"step_size", 0.1}, {"diffusion", 1.5}},
+      {{"name", "naive_sghmc"}, {"step_size", 0.05}, {"leapfrog_steps", 5}, {"mh", true}},
+      {{"name", "hmc"}, {"step_size", 0.2}, {"leapfrog_steps", 4}},
+  };
+  int k = 0;
+  for (const json& s : samplers) {
+    CAPTURE(s.dump());
+    json whole = base_config(s);
+    whole["steps"] = 1200;
+    const auto whole_cfg = write_config(fmt::format("whole{}.json", k), whole);
+    const auto half_cfg = write_config(fmt::format("half{}.json", k), base_config(s));
+    const auto whole_out = scratch() / fmt::format("whole{}.run.json", k);
+    const auto half_out = scratch() / fmt::format("half{}.run.json", k);
+    const auto resumed_out = scratch() / fmt::format("resumed{}.run.json", k);
+    REQUIRE(sgmcmc(fmt::format("run -q '{}' -o '{}'", whole_cfg.string(), whole_out.string())).code == 0);
+    REQUIRE(sgmcmc(fmt::format("run -q '{}' -o '{}'", half_cfg.string(), half_out.string())).code == 0);
+    const Result r = sgmcmc(fmt::format("resume -q '{}' --steps 600 -o '{}'", half_out.string(), resumed_out.string()));
+    REQUIRE(r.code == 0);
+    const json a = read(whole_out), b = read(resumed_out);
+    for (int c = 0; c < 2; ++c) {
+      CHECK(a["chains"][c]["samples"].size() == (1200 - 100) / 3);
+      CHECK(a["chains"][c]["samples"] == b["chains"][c]["samples"]);
+      CHECK(a["chains"][c]["state"] == b["chains"][c]["state"]);
+    }
+    CHECK(b["timings"]["phases"].size() == 2);
+    ++k;
+  }
+}
+
+TEST_CASE("the same seed gives the same run on 1 and 2 threads") {
+  // Catches: chains sharing a random stream, or streams assigned by thread instead of by chain index.
+  json cfg = base_config({{"name", "sghmc"}, {"step_size", 0.1}});
+  cfg["chains"] = 3;
+  const auto p = write_config("threads.json", cfg);
+  const auto one = scratch() / "one.json", two = scratch() / "two.json";
+  REQUIRE(sgmcmc(fmt::format("run -q '{}' --threads 1 -o '{}'", p.string(), one.string())).code == 0);
+  REQUIRE(sgmcmc(fmt::format("run -q '{}' --threads 2 -o '{}'", p.string(), two.string())).code == 0);
+  CHECK(read(one)["chains"] == read(two)["chains"]);
+  CHECK(read(one)["chains"][0]["samples"] != read(one)["chains"][1]["samples"]);
+}
+
+TEST_CASE("bad config: an error naming the JSON path, exit code 1, no output written") {
+  // Catches: silent defaults for typos, errors that do not say where, half-written records.
+  struct Case {
+    json config;
+    std::string message;
+  };
+  auto with = [](const std::string& pointer, const json& value) {
+    json c = base_config({{"name", "sghmc"}, {"step_size", 0.1}});
+    c[json::json_pointer(pointer)] = value;
+    return c;
+  };
+  json unknown = base_config({{"name", "sghmc"}, {"step_size", 0.1}});
+  unknown["sampler"]["frction"] = 1.0;
+  json no_step = base_config({{"name", "sghmc"}});
+  const Case cases[] = {
+      {with("/sampler/friction", -1), "/sampler/friction: expected a positive number, got -1"},
+      {with("/sampler/step_size", 0), "/sampler/step_size: expected a positive number, got 0"},
+      {unknown, "/sampler/frction: unknown field"},
+      {no_step, "/sampler/step_size: required field is missing"},
+      {with("/sampler/name", "sgxyz"), "/sampler/name: unknown sampler 'sgxyz'"},
+      {with("/sampler/scheme", "abab"), "/sampler/scheme: unknown scheme 'abab'"},
+      {with("/target/mean", json::array({0, 0, 0})), "/target/mean: expected 2 numbers, got 3"},
+      {with("/target/cov", json::array({json::array({1, 2}), json::array({2, 1})})), "/target/cov: expected a positive definite matrix"},
+      {with("/steps", "many"), "/steps: expected an integer >= 0, got \"many\""},
+      {with("/thin", 0), "/thin: expected an integer >= 1, got 0"},
+      {with("/init", json::array({1, 2, 3})), "/init: expected 2 numbers, got 3"},
+      {with("/manifold/name", "torus"), "/manifold/name: unknown manifold 'torus'"},
+      {with("/target/name", "double_well"), "/target: target 'double_well' is 1-dimensional but the manifold has 2 coordinates"},
+      {with("/sampler/noise_estimate", 100), "noise_estimate"},
+  };
+  int k = 0;
+  for (const Case& c : cases) {
+    CAPTURE(c.message);
+    const auto cfg = write_config(fmt::format("bad{}.json", k), c.config);
+    const auto out = scratch() / fmt::format("bad{}.run.json", k);
+    const Result r = sgmcmc(fmt::format("run -q '{}' -o '{}'", cfg.string(), out.string()));
+    CHECK(r.code != 0);
+    CHECK(r.err.find(c.message) != std::string::npos);
+    if (c.message != "noise_estimate") {
+      CHECK(r.code == 1);
+      CHECK_FALSE(fs::exists(out));
+    }
+    ++k;
+  }
+  const auto garbage = scratch() / "garbage.json";
+  std::ofstream(garbage) << "{\"sampler\": ";
+  const Result r = sgmcmc(fmt::format("run '{}'", garbage.string()));
+  CHECK(r.code == 1);
+  CHECK(r.err.find("not valid JSON") != std::string::npos);
+  CHECK(sgmcmc("run /no/such/config.json").err.find("/no/such/config.json: cannot open") != std::string::npos);
+  CHECK(sgmcmc("frobnicate").code != 0);
+}
+
+TEST_CASE("a record from a newer schema or a malformed record is refused with the field named") {
+  // Catches: resuming a record this build cannot read, or crashing on a truncated one.
+  const auto cfg = write_config("small.json", base_config({{"name", "sghmc"}, {"step_size", 0.1}}));
+  const auto rec = scratch() / "small.run.json";
+  REQUIRE(sgmcmc(fmt::format("run -q '{}' -o '{}'", cfg.string(), rec.string())).code == 0);
+  json r = read(rec);
+  r["schema_version"] = 2;
+  const auto newer = write_config("newer.run.json", r);
+  Result res = sgmcmc(fmt::format("resume '{}' --steps 10 -o '{}'", newer.string(), (scratch() / "x.json").string()));
+  CHECK(res.code == 1);
+  CHECK(res.err.find("/schema_version: record has version 2") != std::string::npos);
+  r = read(rec);
+  r["chains"][1]["state"]["sampler"]["v"] = json::array({1.0});
+  const auto bad_state = write_config("badstate.run.json", r);
+  res = sgmcmc(fmt::format("resume '{}' --steps 10 -o '{}'", bad_state.string(), (scratch() / "x.json").string()));
+  CHECK(res.code == 1);
+  CHECK(res.err.find("/chains/1/state/sampler/v: expected 2 numbers, got 1") != std::string::npos);
+  CHECK_FALSE(fs::exists(scratch() / "x.json"));
+}
+
+TEST_CASE("a chain that diverges stops with a clear error and keeps the draws made before it") {
+  // Catches: NaN draws written as samples, a crash instead of a record, lost draws.
+  json cfg = {{"sampler", {{"name", "sgld"}, {"step_size", 0.3}}},
+              {"target", {{"name", "double_well"}}},
+              {"init", {1.0}}, {"steps", 100000}, {"chains", 1}, {"seed", 3}};
+  const auto p = write_config("diverge.json", cfg);
+  const auto out = scratch() / "diverge.run.json";
+  const Result r = sgmcmc(fmt::format("run -q '{}' -o '{}'", p.string(), out.string()));
+  CHECK(r.code == 3);
+  CHECK(r.err.find("non-finite state at step") != std::string::npos);
+  REQUIRE(fs::exists(out));
+  const json rec = read(out);
+  CHECK(rec["status"] == "error");
+  CHECK(rec["chains"][0]["status"] == "error");
+  for (const auto& draw : rec["chains"][0]["samples"]) CHECK(draw[0].is_number());  // NaN would be written as null
+  const Result again = sgmcmc(fmt::format("resume '{}' --steps 10 -o '{}'", out.string(), (scratch() / "y.json").string()));
+  CHECK(again.code == 1);
+  CHECK(again.err.find("cannot be resumed") != std::string::npos);
+}
+
+TEST_CASE("summary prints mean, sd, quantiles, ESS and R-hat per coordinate") {
+  // Catches: a summary that does not parse the record, or reports nonsense for a well-mixed run.
+  const auto cfg = write_config("sum.json", [] {
+    json c = base_config({{"name", "hmc"}, {"step_size", 0.2}, {"leapfrog_steps", 5}});
+    c["steps"] = 4000;
+    return c;
+  }());
+  const auto rec = scratch() / "sum.run.json";
+  REQUIRE(sgmcmc(fmt::format("run -q '{}' -o '{}'", cfg.string(), rec.string())).code == 0);
+  const Result r = sgmcmc(fmt::format("summary '{}' --json", rec.string()));
+  REQUIRE(r.code == 0);
+  const json s = json::parse(r.out)["summary"];
+  REQUIRE(s.size() == 2);
+  CHECK(std::abs(s[0]["mean"].get<double>() - 1.0) < 6 * s[0]["mcse_mean"].get<double>());
+  CHECK(s[0]["rhat"].get<double>() < 1.05);
+  CHECK(s[0]["ess_bulk"].get<double>() > 100);
+  CHECK(sgmcmc(fmt::format("summary '{}'", rec.string())).out.find("ess_bulk") != std::string::npos);
+  CHECK(sgmcmc("--help").code == 0);
+  CHECK(sgmcmc("run --help").out.find("--output") != std::string::npos);
+}
