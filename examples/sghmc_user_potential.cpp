@@ -1,5 +1,7 @@
 // SGHMC on your own potential, in 20 lines: a 2-D Gaussian with correlation 0.9 and noisy gradients.
+#include <cmath>
 #include <cstdio>
+#include <Eigen/LU>
 #include <sgmcmc/manifolds/euclidean.hpp>
 #include <sgmcmc/samplers/driver.hpp>
 #include <sgmcmc/samplers/sghmc.hpp>
@@ -20,5 +22,6 @@ int main() {
   Draws draws;
   chain.advance(200000, Retention{/*burn_in=*/1000, /*thin=*/10}, draws);
   const Eigen::MatrixXd m = draws.matrix(), centered = m.rowwise() - m.colwise().mean();
-  std::printf("correlation %.3f (exact 0.9)\n", (centered.transpose() * centered)(0, 1) / (m.rows() - 1));
+  const Eigen::Matrix2d cov = centered.transpose() * centered / double(m.rows() - 1);
+  std::printf("correlation %.3f (exact 0.9)\n", cov(0, 1) / std::sqrt(cov(0, 0) * cov(1, 1)));
 }

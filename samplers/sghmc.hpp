@@ -1,7 +1,10 @@
 #pragma once
 // SGHMC (Chen, Fox & Guestrin 2014) on any manifold; on a geodesic manifold it is SGGMC (Liu, Zhu &
 // Song 2016, Alg. 1). dθ = v dt, dv = -∇U dt - C v dt + N(0, 2C dt), split into A, B, O (DESIGN.md §4.2).
+#include <algorithm>
 #include <cmath>
+#include <concepts>
+#include <cstdint>
 #include <string>
 
 #include <Eigen/Core>
@@ -9,7 +12,9 @@
 
 #include <sgmcmc/concepts/dynamics.hpp>
 #include <sgmcmc/concepts/manifold.hpp>
+#include <sgmcmc/manifolds/euclidean.hpp>
 #include <sgmcmc/modules/error.hpp>
+#include <sgmcmc/modules/random/stream.hpp>
 #include <sgmcmc/modules/splitting/kick.hpp>
 #include <sgmcmc/modules/splitting/phase_state.hpp>
 #include <sgmcmc/modules/splitting/sampler.hpp>
@@ -21,13 +26,15 @@ struct Friction {
   double scalar = 1.0;
   Eigen::VectorXd diagonal;  ///< empty for a scalar friction
 
+  // Constructors do not throw (see StepSize); Dynamics::init calls validate().
   Friction() = default;
-  explicit Friction(double c) : scalar(c) {
-    require(std::isfinite(c) && c > 0, fmt::format("friction: expected a positive number, got {}", c));
-  }
-  explicit Friction(const Eigen::VectorXd& diag) : scalar(0.0), diagonal(diag) {
-    require(diag.size() > 0 && diag.allFinite() && (diag.array() > 0).all(),
-            "friction: expected positive finite diagonal entries");
+  explicit Friction(double c) noexcept : scalar(c) {}
+  explicit Friction(const Eigen::VectorXd& diag) : scalar(0.0), diagonal(diag) {}
+  void validate() const {
+    if (is_diagonal())
+      require(diagonal.allFinite() && (diagonal.array() > 0).all(), "friction: expected positive finite diagonal entries");
+    else
+      require(std::isfinite(scalar) && scalar > 0, fmt::format("friction: expected a positive number, got {}", scalar));
   }
   bool is_diagonal() const { return diagonal.size() > 0; }
   const Eigen::VectorXd& diagonal_view() const { return diagonal; }
@@ -43,6 +50,7 @@ struct Dynamics {
   /// A state at x0 with a velocity drawn from its stationary law N(0, Λ(x0)).
   template <class R>
   State init(Eigen::VectorXd x0, R& rng) const {
+    friction.validate();
     require(x0.size() == manifold.ambient_size(),
             fmt::format("init: expected a point of size {}, got {}", manifold.ambient_size(), x0.size()));
     if (friction.is_diagonal())
@@ -84,8 +92,80 @@ struct Dynamics {
   }
 };
 
+namespace detail {
+inline bool is_aboba(const splitting::StageList& scheme) {
+  const auto a = scheme.stages(), b = splitting::aboba.stages();
+  if (a.size() != b.size()) return false;
+  for (std::size_t i = 0; i < a.size(); ++i)
+    if (a[i].op != b[i].op || a[i].fraction != b[i].fraction) return false;
+  return true;
+}
+}  // namespace detail
+
+/// The split sampler over sghmc::Dynamics (init, step, position: see splitting::Sampler). One case takes
+/// a fused path for speed: flat space (Euclidean), a scalar friction and the ABOBA scheme. It performs
+/// the same floating-point operations in the same order as the sub-step walk, so the result is the same
+/// to the bit (tests/random/test_sghmc_fused.cpp); it only makes fewer passes over memory.
 template <Manifold M>
-using Sampler = splitting::Sampler<Dynamics<M>>;
+struct Sampler : splitting::Sampler<Dynamics<M>> {
+  using Base = splitting::Sampler<Dynamics<M>>;
+  using State = typename Base::State;
+
+  Sampler() = default;
+  Sampler(Dynamics<M> dynamics) : Base{std::move(dynamics)} {}
+  Sampler(Dynamics<M> dynamics, splitting::StageList scheme) : Base{std::move(dynamics), scheme} {}
+  Sampler(Dynamics<M> dynamics, splitting::StageList scheme, schedule::StepSize step_size)
+      : Base{std::move(dynamics), scheme, step_size} {}
+
+  /// Advances one step (step index t, from 0) and returns its acceptance statistic (1: no MH test).
+  template <class P, class R>
+  double step(State& s, const P& potential, R& rng, std::uint64_t t) const {
+    if constexpr (std::same_as<M, Euclidean>) {
+      if (!this->dynamics.friction.is_diagonal() && detail::is_aboba(this->scheme)) {
+        fused_aboba(s, potential, rng, this->step_size.at(t));
+        return 1.0;
+      }
+    }
+    return Base::step(s, potential, rng, t);
+  }
+
+ private:
+  // ABOBA on R^n as the sub-step walk computes it: A(h/2) x₁ = x + (h/2)v; B(h/2) v₁ = v·e;
+  // O(h) g = ∇Ũ(x₁), v₂ = v₁ + (sd·ζ - h·g); B(h/2) v₃ = v₂·e; A(h/2) x₂ = x₁ + (h/2)v₃, with
+  // e = exp(-C h/2) and sd = kick_sd(C, V̂, h). The first B is deferred into the last pass (it is the
+  // same product), so memory is swept three times (A, gradient, the rest) plus the noise fill, not
+  // eight times.
+  template <class P, class R>
+  void fused_aboba(State& s, const P& potential, R& rng, double h) const {
+    const double ta = splitting::aboba.list[0].fraction * h;  // the fractions the walk would use
+    const double tb = splitting::aboba.list[1].fraction * h;
+    const double to = splitting::aboba.list[2].fraction * h;
+    const double c = this->dynamics.friction.scalar;
+    const double e = std::exp(-c * tb);
+    const double sd = splitting::kick_sd(c, this->dynamics.noise_estimate, to);
+    s.reflections += this->dynamics.manifold.flow(s.x, s.v, ta);
+    potential.gradient(s.x, s.gradient, rng);
+    ++s.gradient_evals;
+    const Eigen::Index n = s.x.size();
+    // A Stream's block fills equal one whole fill, so its noise is drawn a chunk at a time, each
+    // chunk used while it is still in L1; any other engine fills the whole vector first.
+    const Eigen::Index chunk = std::same_as<R, random::Stream> ? 1024 : n;
+    for (Eigen::Index i0 = 0; i0 < n; i0 += chunk) {
+      const Eigen::Index len = std::min(chunk, n - i0);
+      rng.normals(s.noise.segment(i0, len));
+      double* __restrict x = s.x.data() + i0;
+      double* __restrict v = s.v.data() + i0;
+      const double* __restrict g = s.gradient.data() + i0;
+      const double* __restrict z = s.noise.data() + i0;
+      for (Eigen::Index i = 0; i < len; ++i) {
+        const double v2 = v[i] * e + (sd * z[i] - to * g[i]);
+        const double v3 = v2 * e;
+        v[i] = v3;
+        x[i] = x[i] + ta * v3;
+      }
+    }
+  }
+};
 
 /// The SGD-with-momentum parametrisation of the SGHMC paper (Eq. 15): Δθ = v,
 /// Δv = -η∇Ũ - αv + N(0, 2(α - β̂)η). With unit mass it maps to v = h·r, η = h², α = C·h and

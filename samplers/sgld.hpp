@@ -31,6 +31,7 @@ struct Sampler {
 
   template <class R>
   State init(Eigen::VectorXd x0, R& /*rng*/) const {
+    step_size.validate();
     require(x0.size() == manifold.ambient_size(),
             fmt::format("init: expected a point of size {}, got {}", manifold.ambient_size(), x0.size()));
     const auto n = x0.size();

@@ -17,15 +17,20 @@ struct StepSize {
   double b = 1.0;      ///< offset b of the decay
   double gamma = 0.0;  ///< exponent γ of the decay
 
-  static StepSize constant(double h) {
-    require(std::isfinite(h) && h > 0, fmt::format("step_size: expected a positive number, got {}", h));
-    return {Kind::constant, h, 1.0, 0.0};
-  }
-  static StepSize polynomial(double a, double b, double gamma) {
+  // The factories never throw, so a sampler can be brace-initialised in one expression (a throwing
+  // sub-expression there makes GCC 12 warn maybe-uninitialized on the cleanup path); samplers call
+  // validate() in init().
+  static StepSize constant(double h) noexcept { return {Kind::constant, h, 1.0, 0.0}; }
+  static StepSize polynomial(double a, double b, double gamma) noexcept { return {Kind::polynomial, a, b, gamma}; }
+
+  void validate() const {
+    if (kind == Kind::constant) {
+      require(std::isfinite(a) && a > 0, fmt::format("step_size: expected a positive number, got {}", a));
+      return;
+    }
     require(std::isfinite(a) && a > 0, fmt::format("step_size.a: expected a positive number, got {}", a));
     require(std::isfinite(b) && b > 0, fmt::format("step_size.b: expected a positive number, got {}", b));
     require(std::isfinite(gamma) && gamma >= 0, fmt::format("step_size.gamma: expected a number >= 0, got {}", gamma));
-    return {Kind::polynomial, a, b, gamma};
   }
   /// Step size of step t (t = 0 for the first step).
   double at(std::uint64_t t) const {

@@ -18,7 +18,10 @@ struct Sampler {
   schedule::StepSize step_size = schedule::StepSize::constant(0.01);
 
   template <class R>
-  State init(Eigen::VectorXd x0, R& rng) const { return dynamics.init(std::move(x0), rng); }
+  State init(Eigen::VectorXd x0, R& rng) const {
+    step_size.validate();
+    return dynamics.init(std::move(x0), rng);
+  }
 
   /// Advances one step (step index t, from 0) and returns its acceptance statistic (1: no MH test).
   template <class P, class R>

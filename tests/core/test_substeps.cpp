@@ -1,0 +1,238 @@
+// Unit tests of the split sub-steps, the schemes' order of operations, the samplers' single steps and
+// the driver. A scripted random engine makes each expected value exact.
+#include <doctest/doctest.h>
+
+#include <deque>
+
+#include <fmt/format.h>
+#include <string>
+#include <vector>
+
+#include <sgmcmc/manifolds/euclidean.hpp>
+#include <sgmcmc/models/gaussian.hpp>
+#include <sgmcmc/modules/random/stream.hpp>
+#include <sgmcmc/modules/splitting/step.hpp>
+#include <sgmcmc/samplers/driver.hpp>
+#include <sgmcmc/samplers/hmc.hpp>
+#include <sgmcmc/samplers/sghmc.hpp>
+#include <sgmcmc/samplers/sgld.hpp>
+#include <sgmcmc/samplers/sgnht.hpp>
+
+using namespace sgmcmc;
+using Eigen::VectorXd;
+
+namespace {
+
+// Returns scripted normals (then zeros) so a step's arithmetic can be checked exactly.
+struct ScriptedEngine {
+  std::deque<double> script;
+  double normal() {
+    if (script.empty()) return 0.0;
+    const double z = script.front();
+    script.pop_front();
+    return z;
+  }
+  void normals(Eigen::Ref<VectorXd> out) {
+    for (auto& z : out) z = normal();
+  }
+  double uniform() { return 0.5; }
+  std::uint64_t below(std::uint64_t) { return 0; }
+};
+static_assert(RandomEngine<ScriptedEngine>);
+
+// U = ½ a xᵀx: gradient a·x.
+struct Quadratic {
+  double a = 2.0;
+  void exact_gradient(const VectorXd& x, VectorXd& g) const { g = a * x; }
+  template <class R> void gradient(const VectorXd& x, VectorXd& g, R&) const { exact_gradient(x, g); }
+  double value(const VectorXd& x) const { return 0.5 * a * x.squaredNorm(); }
+};
+
+// A gradient that overflows: the chain must stop cleanly.
+struct Exploding {
+  template <class R> void gradient(const VectorXd& x, VectorXd& g, R&) const { g = -1e300 * (x.array() + 1.0).matrix(); }
+};
+
+// Records the sequence of sub-steps a scheme calls.
+struct RecordingDynamics {
+  struct State { std::string log; };
+  void A(State& s, double t) const { s.log += fmt::format("A{} ", t); }
+  void B(State& s, double t) const { s.log += fmt::format("B{} ", t); }
+  void B_explicit(State& s, double t) const { s.log += fmt::format("E{} ", t); }
+  template <class P, class R> void O(State& s, const P&, double t, R&) const { s.log += fmt::format("O{} ", t); }
+};
+static_assert(Dynamics<RecordingDynamics>);
+
+}  // namespace
+
+TEST_CASE("each scheme calls its sub-steps in order with the right fractions of h") {
+  // Catches: a scheme whose stage list is mistyped (wrong letter, wrong fraction, wrong order).
+  auto run = [](const splitting::StageList& s) {
+    RecordingDynamics::State st;
+    ScriptedEngine rng;
+    splitting::step(RecordingDynamics{}, s, st, Quadratic{}, 0.2, rng);
+    return st.log;
+  };
+  CHECK(run(splitting::aboba) == "A0.1 B0.1 O0.2 B0.1 A0.1 ");
+  CHECK(run(splitting::baoab) == "B0.1 A0.1 O0.2 A0.1 B0.1 ");
+  CHECK(run(splitting::obabo) == "O0.1 B0.1 A0.2 B0.1 O0.1 ");
+  CHECK(run(splitting::euler) == "A0.2 E0.2 O0.2 ");
+}
+
+TEST_CASE("SGHMC sub-steps A, B, B_explicit, O do exactly DESIGN.md §4.2") {
+  // Catches: a sign error in the kick, friction applied as exp(+Ct), a missing sqrt(2Ct - V̂t²), a
+  // noise estimate subtracted with the wrong power of t.
+  const double C = 1.5, V = 0.8, t = 0.1;
+  sghmc::Dynamics<Euclidean> dyn{Euclidean(2), sghmc::Friction(C), V};
+  splitting::PhaseState s(VectorXd{{1.0, -2.0}}, VectorXd{{0.5, 0.25}});
+  dyn.A(s, t);
+  CHECK(s.x[0] == doctest::Approx(1.05).epsilon(1e-15));
+  CHECK(s.x[1] == doctest::Approx(-1.975).epsilon(1e-15));
+  dyn.B(s, t);
+  CHECK(s.v[0] == doctest::Approx(0.5 * std::exp(-C * t)).epsilon(1e-15));
+  s.v = VectorXd{{0.5, 0.25}};
+  dyn.B_explicit(s, t);
+  CHECK(s.v[1] == doctest::Approx(0.25 * (1 - C * t)).epsilon(1e-15));
+  s.v = VectorXd{{0.5, 0.25}};
+  ScriptedEngine rng{{0.3, -1.2}};
+  dyn.O(s, Quadratic{}, t, rng);
+  const double sd = std::sqrt(2 * C * t - V * t * t);
+  CHECK(s.v[0] == doctest::Approx(0.5 - t * 2.0 * s.x[0] + sd * 0.3).epsilon(1e-14));
+  CHECK(s.v[1] == doctest::Approx(0.25 - t * 2.0 * s.x[1] - sd * 1.2).epsilon(1e-14));
+  CHECK(s.gradient_evals == 1);
+  // The B̂ correction may not exceed the injected variance.
+  sghmc::Dynamics<Euclidean> too_noisy{Euclidean(2), sghmc::Friction(C), 2 * C / t + 1};
+  CHECK_THROWS_WITH_AS(too_noisy.O(s, Quadratic{}, t, rng), doctest::Contains("noise_estimate"), Error);
+}
+
+TEST_CASE("diagonal friction damps and injects noise per coordinate") {
+  // Catches: a diagonal friction silently treated as its first entry.
+  sghmc::Dynamics<Euclidean> dyn{Euclidean(2), sghmc::Friction(VectorXd{{1.0, 4.0}}), 0.0};
+  splitting::PhaseState s(VectorXd{{0.0, 0.0}}, VectorXd{{1.0, 1.0}});
+  dyn.B(s, 0.5);
+  CHECK(s.v[0] == doctest::Approx(std::exp(-0.5)));
+  CHECK(s.v[1] == doctest::Approx(std::exp(-2.0)));
+  ScriptedEngine rng{{1.0, 1.0}};
+  s.v.setZero();
+  dyn.O(s, Quadratic{}, 0.5, rng);
+  CHECK(s.v[0] == doctest::Approx(std::sqrt(2 * 1.0 * 0.5)));
+  CHECK(s.v[1] == doctest::Approx(std::sqrt(2 * 4.0 * 0.5)));
+  CHECK_THROWS_AS(sghmc::Friction(VectorXd{{1.0, -1.0}}).validate(), Error);
+}
+
+TEST_CASE("SGNHT's thermostat moves by (vᵀv/m - 1)t in A and damps by exp(-ξt) in B") {
+  // Catches: the thermostat divided by the wrong dimension, or its update dropped from A.
+  sgnht::Dynamics<Euclidean> dyn{Euclidean(2), 1.3, 0.0};
+  ScriptedEngine rng;
+  auto s = dyn.init(VectorXd{{0.0, 0.0}}, rng);
+  CHECK(s.xi == 1.3);  // starts at A, as the authors' code does
+  s.v = VectorXd{{1.0, 2.0}};
+  dyn.A(s, 0.1);
+  CHECK(s.xi == doctest::Approx(1.3 + (5.0 / 2.0 - 1.0) * 0.1));
+  const double xi = s.xi;
+  dyn.B(s, 0.1);
+  CHECK(s.v[1] == doctest::Approx(2.0 * std::exp(-xi * 0.1)));
+}
+
+TEST_CASE("SGLD's step is x - h∇Ũ + sqrt(2h - V̂h²) ζ") {
+  // Catches: a missing factor 2 in the noise, a gradient step of the wrong sign.
+  sgld::Sampler<Euclidean> smp{Euclidean(2), schedule::StepSize::constant(0.1), 0.5};
+  ScriptedEngine rng{{0.7, -0.1}};
+  auto s = smp.init(VectorXd{{1.0, 2.0}}, rng);
+  smp.step(s, Quadratic{}, rng, 0);
+  const double sd = std::sqrt(2 * 0.1 - 0.5 * 0.01);
+  CHECK(s.x[0] == doctest::Approx(1.0 - 0.1 * 2.0 + sd * 0.7).epsilon(1e-15));
+  CHECK(s.x[1] == doctest::Approx(2.0 - 0.1 * 4.0 - sd * 0.1).epsilon(1e-15));
+}
+
+TEST_CASE("SGHMC with the Euler scheme is the SGHMC paper's Eq. 15 in (η, α, β̂)") {
+  // Catches: a wrong map between (η, α, β̂) and (h, C, V̂): the two recurrences diverge at once.
+  const double eta = 0.01, alpha = 0.1, beta = 0.02;
+  const auto p = sghmc::from_momentum(eta, alpha, beta);
+  sghmc::Sampler<Euclidean> smp{{Euclidean(3), sghmc::Friction(p.friction), p.noise_estimate}, splitting::euler,
+                                schedule::StepSize::constant(p.step_size)};
+  random::Stream rng(5, 0);
+  auto s = smp.init(VectorXd{{1.0, -1.0, 0.5}}, rng);
+  // The paper's variables: Δθ = v with v = h·r.
+  VectorXd x = s.x, v = p.step_size * s.v, g(3), z(3);
+  random::Stream rng2 = rng;
+  Quadratic U;
+  for (int k = 0; k < 50; ++k) {
+    smp.step(s, U, rng, static_cast<std::uint64_t>(k));
+    x += v;
+    U.exact_gradient(x, g);
+    rng2.normals(z);
+    v = (1 - alpha) * v - eta * g + std::sqrt(2 * (alpha - beta) * eta) * z;
+  }
+  CHECK((s.x - x).norm() < 1e-12);
+  CHECK((p.step_size * s.v - v).norm() < 1e-12);
+  CHECK_THROWS_AS(sghmc::from_momentum(0.01, 1.5), Error);
+  random::Stream r0(1, 0);
+  CHECK_THROWS_AS((sghmc::Sampler<Euclidean>{{Euclidean(3), sghmc::Friction(-1.0), 0.0}}.init(VectorXd::Zero(3), r0)), Error);
+}
+
+TEST_CASE("SGHMC-ABOBA on Euclidean equals a hand-written flat SGHMC loop, step for step") {
+  // Catches: anything in the shared split machinery that makes the flat case differ from textbook SGHMC.
+  const double h = 0.05, C = 2.0;
+  sghmc::Sampler<Euclidean> smp{{Euclidean(4), sghmc::Friction(C), 0.0}, splitting::aboba, schedule::StepSize::constant(h)};
+  random::Stream rng(9, 3);
+  auto s = smp.init(VectorXd::LinSpaced(4, -1, 1), rng);
+  VectorXd x = s.x, v = s.v, z(4);
+  random::Stream rng2 = rng;
+  const Quadratic U;
+  for (int k = 0; k < 100; ++k) {
+    smp.step(s, U, rng, static_cast<std::uint64_t>(k));
+    x += 0.5 * h * v;
+    v *= std::exp(-C * h / 2);
+    rng2.normals(z);
+    v += -h * U.a * x + std::sqrt(2 * C * h) * z;
+    v *= std::exp(-C * h / 2);
+    x += 0.5 * h * v;
+  }
+  CHECK((s.x - x).norm() < 1e-12);
+  CHECK((s.v - v).norm() < 1e-12);
+}
+
+TEST_CASE("HMC: exact leapfrog energy conservation accepts; a reversed trajectory returns") {
+  // Catches: an unbalanced half-kick (energy error O(h) instead of O(h²)), a wrong MH sign.
+  hmc::Sampler<Euclidean> smp{Euclidean(3), schedule::StepSize::constant(0.01), 20, hmc::Gradient::exact, true};
+  random::Stream rng(1, 0);
+  auto s = smp.init(VectorXd{{0.3, -0.2, 0.1}}, rng);
+  const models::Gaussian g = models::Gaussian::isotropic(VectorXd::Zero(3), 1.0);
+  double min_accept = 1.0;
+  for (int k = 0; k < 100; ++k) min_accept = std::min(min_accept, smp.step(s, g, rng, static_cast<std::uint64_t>(k)));
+  CHECK(min_accept > 0.999);  // |ΔH| = O(h²) = 1e-4 for h = 0.01
+  CHECK(s.accepted == 100);
+  // A huge step makes the energy error large: most proposals are rejected and the chain stays put.
+  hmc::Sampler<Euclidean> wild{Euclidean(3), schedule::StepSize::constant(1.99), 7, hmc::Gradient::exact, true};
+  const models::Gaussian stiff = models::Gaussian::isotropic(VectorXd::Zero(3), 0.01);
+  auto w = wild.init(VectorXd{{0.1, 0.1, 0.1}}, rng);
+  for (int k = 0; k < 50; ++k) wild.step(w, stiff, rng, 0);
+  CHECK(w.accepted < 10);
+}
+
+TEST_CASE("the driver keeps draws by global step, stops on a non-finite state, keeps what it had") {
+  // Catches: burn-in or thinning off by one; NaN draws kept; draws lost when a chain diverges.
+  sgld::Sampler<Euclidean> smp{Euclidean(1), schedule::StepSize::constant(0.01), 0.0};
+  Chain chain(smp, Quadratic{}, VectorXd{{0.0}}, random::Stream(1, 0));
+  Draws d;
+  CHECK(chain.advance(10, Retention{3, 2}, d).ok());
+  CHECK(d.count() == 3);  // steps 5, 7, 9
+  CHECK(chain.advance(1, Retention{3, 2}, d).ok());
+  CHECK(d.count() == 4);  // step 11
+  Chain bad(smp, Exploding{}, VectorXd{{0.0}}, random::Stream(1, 0));
+  Draws kept;
+  const ChainStatus st = bad.advance(1000, Retention{}, kept);
+  CHECK_FALSE(st.ok());
+  CHECK(st.error.find("non-finite state at step") != std::string::npos);
+  for (double v : kept.values) CHECK(std::isfinite(v));
+}
+
+TEST_CASE("step-size schedules") {
+  // Catches: a decay with the wrong sign of γ, or a schedule indexed from 1 instead of 0.
+  const auto p = schedule::StepSize::polynomial(0.1, 10, 0.55);
+  CHECK(p.at(0) == doctest::Approx(0.1 * std::pow(10.0, -0.55)));
+  CHECK(p.at(90) == doctest::Approx(0.1 * std::pow(100.0, -0.55)));
+  CHECK(schedule::StepSize::constant(0.3).at(1000) == 0.3);
+  CHECK_THROWS_WITH_AS(schedule::StepSize::constant(-1).validate(), "step_size: expected a positive number, got -1", Error);
+}
