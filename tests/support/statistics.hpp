@@ -92,4 +92,58 @@ inline double null_total_variation(const std::vector<double>& p, double n_eff) {
   return s;
 }
 
+/// Standard deviation of the null TV: with D_k ≈ N(0, P_k(1-P_k)/n), Var|D_k| = (1 - 2/π)P_k(1-P_k)/n,
+/// and bins treated as independent (their negative correlation only makes this conservative).
+inline double null_total_variation_sd(const std::vector<double>& p, double n_eff) {
+  double s = 0;
+  for (double pk : p) s += (1 - 2 / M_PI) * pk * (1 - pk) / n_eff;
+  return 0.5 * std::sqrt(s);
+}
+
+/// Batch means of a stream of scalars: mean and its standard error sd(batch means)/sqrt(B), with B
+/// batches long enough to be nearly independent (MATH.md §2.0e).
+class BatchMeans {
+ public:
+  BatchMeans(long total, int batches) : per_(total / batches), means_(static_cast<std::size_t>(batches), 0.0) {}
+  void add(double f) {
+    means_[static_cast<std::size_t>(count_ / per_)] += f;
+    ++count_;
+  }
+  long size() const { return static_cast<long>(means_.size()) * per_; }
+  Estimate result() const {
+    const double B = static_cast<double>(means_.size());
+    double m = 0;
+    for (double v : means_) m += v / static_cast<double>(per_);
+    m /= B;
+    double ss = 0;
+    for (double v : means_) ss += (v / static_cast<double>(per_) - m) * (v / static_cast<double>(per_) - m);
+    return {m, std::sqrt(ss / (B - 1) / B), 0.0};
+  }
+ private:
+  long per_;
+  long count_ = 0;
+  std::vector<double> means_;
+};
+
+/// Weighted least-squares slope of log|b| on log h, and its standard error from the biases' SEs.
+struct Slope {
+  double slope = 0, se = 0;
+};
+inline Slope log_log_slope(const std::vector<double>& h, const std::vector<double>& bias, const std::vector<double>& se) {
+  const std::size_t n = h.size();
+  std::vector<double> x(n), y(n), w(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    x[i] = std::log(h[i]);
+    y[i] = std::log(std::abs(bias[i]));
+    const double sy = se[i] / std::abs(bias[i]);  // delta method: sd of log|b|
+    w[i] = 1.0 / (sy * sy);
+  }
+  double sw = 0, sx = 0, sy = 0;
+  for (std::size_t i = 0; i < n; ++i) sw += w[i], sx += w[i] * x[i], sy += w[i] * y[i];
+  const double mx = sx / sw, my = sy / sw;
+  double sxx = 0, sxy = 0;
+  for (std::size_t i = 0; i < n; ++i) sxx += w[i] * (x[i] - mx) * (x[i] - mx), sxy += w[i] * (x[i] - mx) * (y[i] - my);
+  return {sxy / sxx, std::sqrt(1.0 / sxx)};
+}
+
 }  // namespace sgmcmc::testing
