@@ -30,7 +30,7 @@ struct ArchetypeEngine {
 /// - `distance_to(x)`: how far x is off M (a constraint violation, for checks);
 /// - `random_point(rng)`: a point on M, uniform where that is defined.
 /// @code
-///   struct Circle { using Point = Eigen::VectorXd; ... };   // see examples/oblique.hpp
+///   struct Circle { using Point = Eigen::VectorXd; ... };   // see examples/oblique/oblique.hpp
 ///   static_assert(sgmcmc::Manifold<Circle>);
 /// @endcode
 template <class M>

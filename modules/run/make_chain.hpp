@@ -8,6 +8,7 @@
 #include <sgmcmc/modules/run/any_chain.hpp>
 #include <sgmcmc/modules/run/config.hpp>
 #include <sgmcmc/samplers/hmc.hpp>
+#include <sgmcmc/samplers/scir.hpp>
 #include <sgmcmc/samplers/sghmc.hpp>
 #include <sgmcmc/samplers/sgld.hpp>
 #include <sgmcmc/samplers/sgnht.hpp>
@@ -35,6 +36,7 @@ inline std::unique_ptr<AnyChain> make_chain(const RunConfig& c, std::uint32_t in
           return chain_of(hmc::Sampler<M>{m, s.step_size, s.leapfrog_steps, hmc::Gradient::exact, true}, c.target, x0, rng);
         if (s.name == "naive_sghmc")
           return chain_of(hmc::Sampler<M>{m, s.step_size, s.leapfrog_steps, hmc::Gradient::stochastic, s.mh}, c.target, x0, rng);
+        if (s.name == "scir") return chain_of(scir::Sampler{m.ambient_size(), s.step_size}, c.target, x0, rng);
         throw Error("/sampler/name: no chain builder for sampler '" + s.name + "'");
       },
       c.manifold.manifold);

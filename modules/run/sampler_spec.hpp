@@ -128,12 +128,14 @@ inline SamplerSpec parse_sampler(const json& j, const std::string& path = "/samp
     s.mh = f.boolean("mh", false);
     out["leapfrog_steps"] = s.leapfrog_steps;
     out["mh"] = s.mh;
+  } else if (s.name == "scir") {
+    step();
   } else if (s.name == "hmc") {
     step();
     s.leapfrog_steps = static_cast<int>(f.count("leapfrog_steps", 10, 1));
     out["leapfrog_steps"] = s.leapfrog_steps;
   } else {
-    fail(f.at("name"), fmt::format("unknown sampler '{}' (known: sgld, sghmc, sggmc, sgnht, gsgnht, naive_sghmc, hmc, gmc)", given));
+    fail(f.at("name"), fmt::format("unknown sampler '{}' (known: sgld, sghmc, sggmc, sgnht, gsgnht, naive_sghmc, hmc, gmc, scir)", given));
   }
   f.finish();
   s.resolved = out;

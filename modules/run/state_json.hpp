@@ -7,6 +7,7 @@
 #include <sgmcmc/modules/run/fields.hpp>
 #include <sgmcmc/modules/splitting/phase_state.hpp>
 #include <sgmcmc/samplers/hmc.hpp>
+#include <sgmcmc/samplers/scir.hpp>
 #include <sgmcmc/samplers/sgld.hpp>
 
 namespace sgmcmc::run {
@@ -42,6 +43,18 @@ inline json state_json(const hmc::State& s) {
 }
 inline json state_json(const sgld::State& s) {
   return {{"x", vector_json(s.x)}, {"reflections", s.reflections}, {"gradient_evals", s.gradient_evals}};
+}
+
+inline json state_json(const scir::State& s) {
+  return {{"theta", vector_json(s.theta)}, {"gradient_evals", s.gradient_evals}};
+}
+inline void restore_state(scir::State& s, const json& j, const std::string& path) {
+  Fields f(j, path);
+  s.theta = as_vector(f.get("theta"), f.at("theta"), s.theta.size());
+  if (!(s.theta.array() > 0).all()) fail(f.at("theta"), "expected positive entries");
+  s.x = s.theta / s.theta.sum();
+  s.gradient_evals = as_count(f.get("gradient_evals"), f.at("gradient_evals"), 0);
+  f.finish();
 }
 
 inline void restore_state(splitting::PhaseState& s, Fields& f) {

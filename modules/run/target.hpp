@@ -8,21 +8,27 @@
 #include <fmt/format.h>
 
 #include <sgmcmc/models/banana.hpp>
+#include <sgmcmc/models/dirichlet.hpp>
 #include <sgmcmc/models/double_well.hpp>
 #include <sgmcmc/models/gaussian.hpp>
+#include <sgmcmc/models/linear.hpp>
+#include <sgmcmc/models/uniform.hpp>
+#include <sgmcmc/models/vmf_mixture.hpp>
 #include <sgmcmc/modules/run/fields.hpp>
+#include <sgmcmc/modules/run/manifold_spec.hpp>
 
 namespace sgmcmc::run {
 
 struct Target {
-  using Model = std::variant<models::Gaussian, models::DoubleWell, models::Banana>;
+  using Model = std::variant<models::Gaussian, models::DoubleWell, models::Banana, models::Linear, models::VmfMixture,
+                             models::Dirichlet, models::Uniform>;
   Model model;
   double grad_noise = 0.0;  ///< σ of additive N(0, σ²I) gradient noise
   json resolved;            ///< the section with defaults filled in
 
   template <class R>
   void gradient(const Eigen::VectorXd& x, Eigen::VectorXd& g, R& rng) const {
-    std::visit([&](const auto& m) { m.exact_gradient(x, g); }, model);
+    std::visit([&](const auto& m) { m.gradient(x, g, rng); }, model);
     if (grad_noise > 0)
       for (Eigen::Index i = 0; i < g.size(); ++i) g[i] += grad_noise * rng.normal();
   }
@@ -31,6 +37,16 @@ struct Target {
   }
   double value(const Eigen::VectorXd& x) const {
     return std::visit([&](const auto& m) { return m.value(x); }, model);
+  }
+  /// Dirichlet-type targets: the Gamma shapes SCIR's exact CIR transition needs.
+  template <class R>
+  const Eigen::VectorXd& concentration(R& rng) const {
+    if (const auto* d = std::get_if<models::Dirichlet>(&model)) return d->concentration(rng);
+    throw Error("/target/name: this sampler needs a Dirichlet-type target (dirichlet)");
+  }
+  bool is_singular_dirichlet() const {
+    const auto* d = std::get_if<models::Dirichlet>(&model);
+    return d && d->singular_at_faces();
   }
 };
 
@@ -47,8 +63,9 @@ inline std::optional<Eigen::Index> natural_dim(const json& j) {
   return std::nullopt;
 }
 
-/// Builds the target for points of `dim` coordinates.
-inline Target parse_target(const json& j, Eigen::Index dim, const std::string& path = "/target") {
+/// Builds the target for points of `dim` coordinates on the manifold `m`.
+inline Target parse_target(const json& j, const ManifoldSpec& manifold, const std::string& path = "/target") {
+  const Eigen::Index dim = manifold.ambient_size();
   Fields f(j, path);
   Target t;
   const std::string name = f.string("name");
@@ -87,8 +104,68 @@ inline Target parse_target(const json& j, Eigen::Index dim, const std::string& p
   } else if (name == "banana") {
     fixed_dim(2);
     t.model = models::Banana{};
+  } else if (name == "linear") {
+    const json& b = f.get("b");
+    Eigen::VectorXd v;
+    if (b.is_array() && !b.empty() && b[0].is_array()) {  // a matrix as a list of rows: flattened column-major
+      const Eigen::MatrixXd m = as_matrix(b, f.at("b"));
+      if (m.size() != dim) fail(f.at("b"), fmt::format("expected {} entries (the manifold's coordinates), got {}", dim, m.size()));
+      v = Eigen::Map<const Eigen::VectorXd>(m.data(), m.size());
+    } else {
+      v = as_vector(b, f.at("b"), dim);
+    }
+    t.model = models::Linear{v};
+    out["b"] = b;
+  } else if (name == "vmf") {
+    if (manifold.kind != "sphere") fail(f.at("name"), "vmf lives on a sphere (manifold.name = sphere)");
+    const Eigen::VectorXd mu = as_vector(f.get("mu"), f.at("mu"), dim);
+    if (std::abs(mu.norm() - 1.0) > 1e-8) fail(f.at("mu"), fmt::format("expected a unit vector, got norm {}", mu.norm()));
+    const double kappa = f.number("kappa", Range::non_negative);
+    t.model = models::von_mises_fisher(mu, kappa);
+    out["mu"] = vector_json(mu);
+    out["kappa"] = kappa;
+  } else if (name == "vmf_mixture") {
+    if (manifold.kind != "sphere") fail(f.at("name"), "vmf_mixture lives on a sphere (manifold.name = sphere)");
+    const json& mus = f.get("mus");
+    if (!mus.is_array() || mus.empty()) fail(f.at("mus"), "expected a non-empty list of unit vectors");
+    const auto k = static_cast<Eigen::Index>(mus.size());
+    models::VmfMixture m{Eigen::MatrixXd(dim, k), Eigen::VectorXd(k), Eigen::VectorXd::Zero(k)};
+    for (Eigen::Index i = 0; i < k; ++i) {
+      const std::string p = fmt::format("{}/{}", f.at("mus"), i);
+      m.mus.col(i) = as_vector(mus[static_cast<std::size_t>(i)], p, dim);
+      if (std::abs(m.mus.col(i).norm() - 1.0) > 1e-8) fail(p, "expected a unit vector");
+    }
+    const json& kappas = f.get("kappas");
+    if (kappas.is_number()) m.kappas.setConstant(as_number(kappas, f.at("kappas"), Range::non_negative));
+    else m.kappas = as_vector(kappas, f.at("kappas"), k);
+    if ((m.kappas.array() < 0).any()) fail(f.at("kappas"), "expected numbers >= 0");
+    Eigen::VectorXd w = Eigen::VectorXd::Ones(k);
+    if (const json* wj = f.find("weights")) w = as_vector(*wj, f.at("weights"), k);
+    if (!(w.array() > 0).all()) fail(f.at("weights"), "expected positive weights");
+    m.log_weights = w.array().log();
+    t.model = m;
+    out["mus"] = mus;
+    out["kappas"] = vector_json(m.kappas);
+    out["weights"] = vector_json(w);
+  } else if (name == "dirichlet") {
+    if (manifold.kind != "simplex") fail(f.at("name"), "dirichlet lives on a simplex (manifold.name = simplex)");
+    const Eigen::VectorXd alpha = as_vector(f.get("alpha"), f.at("alpha"), dim);
+    if (!(alpha.array() > 0).all()) fail(f.at("alpha"), "expected positive concentrations");
+    t.model = models::Dirichlet{alpha};
+    out["alpha"] = vector_json(alpha);
+  } else if (name == "uniform") {
+    if (manifold.kind == "euclidean") fail(f.at("name"), "there is no uniform law on euclidean space");
+    t.model = models::Uniform{};
+  } else if (name == "matrix_vmf") {
+    if (manifold.kind != "stiefel") fail(f.at("name"), "matrix_vmf lives on a Stiefel manifold (manifold.name = stiefel)");
+    const Eigen::MatrixXd F = as_matrix(f.get("F"), f.at("F"));
+    if (F.rows() != manifold.rows || F.cols() != manifold.cols)
+      fail(f.at("F"), fmt::format("expected an {}×{} matrix, got {}×{}", manifold.rows, manifold.cols, F.rows(), F.cols()));
+    t.model = models::matrix_von_mises_fisher(F);
+    out["F"] = f.get("F");
   } else {
-    fail(f.at("name"), fmt::format("unknown target '{}' (known: gaussian, double_well, banana)", name));
+    fail(f.at("name"), fmt::format("unknown target '{}' (known: gaussian, double_well, banana, linear, vmf, vmf_mixture, "
+                                   "dirichlet, uniform, matrix_vmf)", name));
   }
   t.grad_noise = f.number("grad_noise", 0.0, Range::non_negative);
   out["grad_noise"] = t.grad_noise;
