@@ -78,4 +78,24 @@ double noncentral_chi_square(R& rng, double k, double lambda) {
   return 2.0 * gamma(rng, 0.5 * k + static_cast<double>(j));
 }
 
+/// An angle from the von Mises distribution VM(mu, kappa) on (-π, π] (Best & Fisher 1979).
+template <class R>
+double von_mises(R& rng, double mu, double kappa) {
+  constexpr double pi = 3.14159265358979323846;
+  if (kappa < 1e-8) return mu + pi * (2.0 * rng.uniform() - 1.0);
+  const double tau = 1.0 + std::sqrt(1.0 + 4.0 * kappa * kappa);
+  const double rho = (tau - std::sqrt(2.0 * tau)) / (2.0 * kappa);
+  const double r = (1.0 + rho * rho) / (2.0 * rho);
+  for (;;) {
+    const double z = std::cos(pi * rng.uniform());
+    const double f = (1.0 + r * z) / (r + z);
+    const double c = kappa * (r - f);
+    const double u2 = rng.uniform();
+    if (c * (2.0 - c) > u2 || std::log(c / u2) + 1.0 >= c) {
+      const double theta = (rng.uniform() > 0.5 ? 1.0 : -1.0) * std::acos(f);
+      return std::remainder(mu + theta, 2.0 * pi);
+    }
+  }
+}
+
 }  // namespace sgmcmc::random

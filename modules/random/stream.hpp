@@ -19,7 +19,7 @@ namespace sgmcmc::random {
 
 __extension__ using u128 = unsigned __int128;  // GCC/Clang 128-bit product for Lemire's method
 
-enum class Kind : std::uint32_t { normal = 0, uniform = 1, bits = 2 };
+enum class Kind : std::uint32_t { normal = 0, uniform = 1, bits = 2, batch = 3 };
 
 /// The serializable state of a Stream: the key and how many draws of each kind were used.
 struct StreamState {
@@ -28,6 +28,7 @@ struct StreamState {
   std::uint64_t normals_used = 0;
   std::uint64_t uniforms_used = 0;
   std::uint64_t bits_used = 0;
+  std::uint64_t batches_used = 0;  ///< minibatches drawn (see models/minibatch.hpp)
   friend bool operator==(const StreamState&, const StreamState&) = default;
 };
 
@@ -95,6 +96,10 @@ class Stream {
     const auto w = philox_block(state_.seed, state_.stream, Kind::bits, j >> 1);
     return (j & 1) == 0 ? (std::uint64_t{w[1]} << 32 | w[0]) : (std::uint64_t{w[3]} << 32 | w[2]);
   }
+
+  /// The index of the next minibatch: a counter, so that batch b's examples can be a pure function of
+  /// (seed, stream, b) — resumable, and independent of every other draw.
+  std::uint64_t next_batch() { return state_.batches_used++; }
 
   /// An integer uniform on {0, ..., n-1} without modulo bias (Lemire 2019, rejection on the low word).
   std::uint64_t below(std::uint64_t n) {

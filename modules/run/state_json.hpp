@@ -14,7 +14,7 @@ namespace sgmcmc::run {
 
 inline json stream_json(const random::StreamState& s) {
   return {{"seed", s.seed}, {"stream", s.stream}, {"normals_used", s.normals_used},
-          {"uniforms_used", s.uniforms_used}, {"bits_used", s.bits_used}};
+          {"uniforms_used", s.uniforms_used}, {"bits_used", s.bits_used}, {"batches_used", s.batches_used}};
 }
 inline random::StreamState stream_from_json(const json& j, const std::string& path) {
   Fields f(j, path);
@@ -26,6 +26,7 @@ inline random::StreamState stream_from_json(const json& j, const std::string& pa
   s.normals_used = as_count(f.get("normals_used"), f.at("normals_used"), 0);
   s.uniforms_used = as_count(f.get("uniforms_used"), f.at("uniforms_used"), 0);
   s.bits_used = as_count(f.get("bits_used"), f.at("bits_used"), 0);
+  s.batches_used = f.count("batches_used", 0, 0);
   f.finish();
   return s;
 }

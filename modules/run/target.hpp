@@ -12,6 +12,8 @@
 #include <sgmcmc/models/double_well.hpp>
 #include <sgmcmc/models/gaussian.hpp>
 #include <sgmcmc/models/linear.hpp>
+#include <sgmcmc/models/minibatch.hpp>
+#include <sgmcmc/models/vmf_mixture_posterior.hpp>
 #include <sgmcmc/models/uniform.hpp>
 #include <sgmcmc/models/vmf_mixture.hpp>
 #include <sgmcmc/modules/run/fields.hpp>
@@ -21,7 +23,7 @@ namespace sgmcmc::run {
 
 struct Target {
   using Model = std::variant<models::Gaussian, models::DoubleWell, models::Banana, models::Linear, models::VmfMixture,
-                             models::Dirichlet, models::Uniform>;
+                             models::Dirichlet, models::Uniform, models::Minibatch<models::VmfMixturePosterior>>;
   Model model;
   double grad_noise = 0.0;  ///< σ of additive N(0, σ²I) gradient noise
   json resolved;            ///< the section with defaults filled in
@@ -156,6 +158,26 @@ inline Target parse_target(const json& j, const ManifoldSpec& manifold, const st
   } else if (name == "uniform") {
     if (manifold.kind == "euclidean") fail(f.at("name"), "there is no uniform law on euclidean space");
     t.model = models::Uniform{};
+  } else if (name == "vmf_mixture_posterior") {
+    // SGGMC §5.2: the means of a two-component vMF mixture on S¹ given N data points, on S¹ × S¹.
+    const auto& fs = manifold.resolved;
+    const bool torus = manifold.kind == "product" && fs["factors"].size() == 2 && fs["factors"][0]["name"] == "sphere" &&
+                       fs["factors"][0]["n"] == 2 && fs["factors"][1]["name"] == "sphere" && fs["factors"][1]["n"] == 2;
+    if (!torus) fail(f.at("name"), "vmf_mixture_posterior lives on S¹×S¹: manifold {\"name\": \"product\", \"factors\": [{\"name\": \"sphere\", \"n\": 2}, {\"name\": \"sphere\", \"n\": 2}]}");
+    const auto n_data = f.count("n_data", 100, 1);
+    Eigen::VectorXd angles(2);
+    angles << -M_PI / 24, M_PI / 8;
+    if (const json* a = f.find("angles")) angles = as_vector(*a, f.at("angles"), 2);
+    const double kappa = f.number("kappa", 20.0, Range::non_negative);
+    const auto data_seed = f.count("data_seed", 0, 0);
+    const auto batch = f.count("batch_size", 10, 1);
+    if (batch > n_data) fail(f.at("batch_size"), fmt::format("expected at most n_data = {}, got {}", n_data, batch));
+    const bool replace = f.boolean("with_replacement", false);
+    t.model = models::Minibatch<models::VmfMixturePosterior>{
+        models::VmfMixturePosterior::generate(n_data, angles[0], angles[1], kappa, data_seed), batch,
+        replace ? models::Sampling::with_replacement : models::Sampling::without_replacement, {}};
+    out.update({{"n_data", n_data}, {"angles", vector_json(angles)}, {"kappa", kappa}, {"data_seed", data_seed},
+                {"batch_size", batch}, {"with_replacement", replace}});
   } else if (name == "matrix_vmf") {
     if (manifold.kind != "stiefel") fail(f.at("name"), "matrix_vmf lives on a Stiefel manifold (manifold.name = stiefel)");
     const Eigen::MatrixXd F = as_matrix(f.get("F"), f.at("F"));
@@ -165,7 +187,7 @@ inline Target parse_target(const json& j, const ManifoldSpec& manifold, const st
     out["F"] = f.get("F");
   } else {
     fail(f.at("name"), fmt::format("unknown target '{}' (known: gaussian, double_well, banana, linear, vmf, vmf_mixture, "
-                                   "dirichlet, uniform, matrix_vmf)", name));
+                                   "dirichlet, uniform, matrix_vmf, vmf_mixture_posterior)", name));
   }
   t.grad_noise = f.number("grad_noise", 0.0, Range::non_negative);
   out["grad_noise"] = t.grad_noise;

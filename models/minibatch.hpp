@@ -1,0 +1,93 @@
+#pragma once
+// The minibatch base for data models (Welling & Teh 2011, Eq. 3): with N examples and batch size n,
+//   ∇Ũ(θ) = ∇(-log p(θ)) + (N/n) Σ_{i ∈ batch} ∇(-log p(x_i | θ)),
+// an unbiased estimate of ∇U. Batch b (the stream's next_batch() counter) holds examples that are a pure
+// function of (seed, chain, b): drawn with replacement, or without replacement by walking a keyed
+// permutation of each epoch (positions b·n ... b·n + n - 1 of the concatenated epochs). Nothing is
+// copied per step; a resumed run draws the same batches.
+#include <concepts>
+#include <cstdint>
+#include <vector>
+
+#include <Eigen/Core>
+#include <fmt/format.h>
+
+#include <sgmcmc/modules/error.hpp>
+#include <sgmcmc/modules/random/permutation.hpp>
+
+namespace sgmcmc::models {
+
+/// A data model: `size()` examples; `add_prior_gradient(θ, g)` adds ∇(-log prior);
+/// `add_example_gradient(θ, i, g, scale)` adds scale·∇(-log p(x_i | θ)).
+/// Optional: `prior_value(θ)` and `example_value(θ, i)` for the exact U (MH references, tests).
+template <class M>
+concept DataModel = requires(const M m, const Eigen::VectorXd& x, Eigen::VectorXd& g, std::size_t i, double s) {
+  { m.size() } -> std::convertible_to<std::size_t>;
+  m.add_prior_gradient(x, g);
+  m.add_example_gradient(x, i, g, s);
+};
+
+enum class Sampling { with_replacement, without_replacement };
+
+/// Writes the example indices of minibatch b into `out` (size n).
+inline void batch_indices(std::uint64_t b, std::size_t n, std::size_t N, Sampling sampling, std::uint64_t seed,
+                          std::uint32_t stream, std::vector<std::size_t>& out) {
+  out.resize(n);
+  if (sampling == Sampling::with_replacement) {
+    for (std::size_t j = 0; j < n; ++j) {
+      const auto w = random::philox_block(seed, stream, random::Kind::batch, b * n + j);
+      const std::uint64_t bits = std::uint64_t{w[1]} << 32 | w[0];
+      out[j] = static_cast<std::size_t>((static_cast<random::u128>(bits) * N) >> 64);  // bias < N/2^64
+    }
+    return;
+  }
+  std::uint64_t epoch = ~std::uint64_t{0};
+  random::Permutation perm(1, seed, stream, 0);
+  for (std::size_t j = 0; j < n; ++j) {
+    const std::uint64_t p = b * n + j;
+    if (p / N != epoch) {
+      epoch = p / N;
+      perm = random::Permutation(N, seed, stream, epoch);
+    }
+    out[j] = static_cast<std::size_t>(perm(p % N));
+  }
+}
+
+template <DataModel M>
+struct Minibatch {
+  M model;
+  std::size_t batch_size = 1;
+  Sampling sampling = Sampling::without_replacement;
+  mutable std::vector<std::size_t> indices;  ///< scratch, reused: no allocation after the first batch
+
+  std::size_t size() const { return model.size(); }
+
+  /// The stochastic gradient on the next batch of the engine's stream.
+  template <class R>
+  void gradient(const Eigen::VectorXd& x, Eigen::VectorXd& g, R& rng) const {
+    const std::size_t N = model.size();
+    require(batch_size >= 1 && batch_size <= N,
+            fmt::format("batch_size: expected an integer in [1, {}] (the number of examples), got {}", N, batch_size));
+    const std::uint64_t b = rng.next_batch();
+    batch_indices(b, batch_size, N, sampling, rng.seed(), rng.stream_id(), indices);
+    g.setZero(x.size());
+    model.add_prior_gradient(x, g);
+    const double scale = static_cast<double>(N) / static_cast<double>(batch_size);
+    for (std::size_t i : indices) model.add_example_gradient(x, i, g, scale);
+  }
+  /// The full-data gradient.
+  void exact_gradient(const Eigen::VectorXd& x, Eigen::VectorXd& g) const {
+    g.setZero(x.size());
+    model.add_prior_gradient(x, g);
+    for (std::size_t i = 0; i < model.size(); ++i) model.add_example_gradient(x, i, g, 1.0);
+  }
+  double value(const Eigen::VectorXd& x) const
+    requires requires(const M m, std::size_t i) { m.prior_value(x); m.example_value(x, i); }
+  {
+    double u = model.prior_value(x);
+    for (std::size_t i = 0; i < model.size(); ++i) u += model.example_value(x, i);
+    return u;
+  }
+};
+
+}  // namespace sgmcmc::models

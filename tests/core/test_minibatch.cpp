@@ -1,0 +1,124 @@
+// The minibatch base: unbiased gradients, epochs without replacement, uniform draws with replacement,
+// resumable batch streams, and the keyed permutation behind them.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+#include <vector>
+
+#include <sgmcmc/models/minibatch.hpp>
+#include <sgmcmc/models/vmf_mixture_posterior.hpp>
+#include <sgmcmc/modules/random/permutation.hpp>
+
+using namespace sgmcmc;
+using Eigen::VectorXd;
+
+namespace {
+// -log p(x_i | θ) = ½(θ - y_i)², prior θ ~ N(0, 1): gradient θ + Σ(θ - y_i).
+struct Normals {
+  std::vector<double> y;
+  std::size_t size() const { return y.size(); }
+  void add_prior_gradient(const VectorXd& x, VectorXd& g) const { g += x; }
+  void add_example_gradient(const VectorXd& x, std::size_t i, VectorXd& g, double s) const { g.array() += s * (x.array() - y[i]); }
+  double prior_value(const VectorXd& x) const { return 0.5 * x.squaredNorm(); }
+  double example_value(const VectorXd& x, std::size_t i) const { return 0.5 * (x.array() - y[i]).square().sum(); }
+};
+static_assert(models::DataModel<Normals>);
+}  // namespace
+
+TEST_CASE("the keyed permutation is a bijection for every size, and differs between epochs") {
+  // Catches: cycle-walking that leaves the range, collisions (examples seen twice per epoch).
+  for (std::uint64_t n : {1u, 2u, 3u, 7u, 64u, 100u, 1000u, 4097u}) {
+    random::Permutation p(n, 7, 0, 0);
+    std::vector<std::uint64_t> img(n);
+    for (std::uint64_t i = 0; i < n; ++i) img[i] = p(i);
+    std::sort(img.begin(), img.end());
+    for (std::uint64_t i = 0; i < n; ++i) CHECK(img[i] == i);
+  }
+  random::Permutation a(1000, 7, 0, 0), b(1000, 7, 0, 1), c(1000, 7, 1, 0);
+  int same_ab = 0, same_ac = 0;
+  for (std::uint64_t i = 0; i < 1000; ++i) same_ab += a(i) == b(i), same_ac += a(i) == c(i);
+  CHECK(same_ab < 10);  // a random pair of permutations has ~1 fixed coincidence on average
+  CHECK(same_ac < 10);
+}
+
+TEST_CASE("without replacement every example appears once per epoch; with replacement draws are uniform") {
+  // Catches: batches that repeat examples within an epoch, or skew the with-replacement draw.
+  const std::size_t N = 103, n = 10;
+  std::vector<int> seen(N, 0);
+  std::vector<std::size_t> idx;
+  for (std::uint64_t b = 0; b < 103; ++b) {  // 103 batches of 10 = exactly 10 epochs
+    models::batch_indices(b, n, N, models::Sampling::without_replacement, 3, 0, idx);
+    for (std::size_t i : idx) ++seen[i];
+  }
+  for (int c : seen) CHECK(c == 10);
+  std::vector<double> counts(7, 0.0);
+  const int draws = 70000;
+  for (std::uint64_t b = 0; b < draws / 10; ++b) {
+    models::batch_indices(b, 10, 7, models::Sampling::with_replacement, 3, 0, idx);
+    for (std::size_t i : idx) counts[i] += 1;
+  }
+  double chi2 = 0;
+  for (double c : counts) chi2 += (c - draws / 7.0) * (c - draws / 7.0) / (draws / 7.0);
+  CHECK(chi2 < 22.46);  // χ²₆ at p = 0.001
+}
+
+TEST_CASE("the minibatch gradient is unbiased: its average over many batches is the full gradient") {
+  // Catches: a wrong N/n scale, a prior counted per example, a batch that skips examples.
+  Normals model;
+  for (int i = 0; i < 50; ++i) model.y.push_back(std::sin(i * 0.7) * 3.0);
+  for (auto sampling : {models::Sampling::with_replacement, models::Sampling::without_replacement}) {
+    const models::Minibatch<Normals> pot{model, 7, sampling, {}};
+    const VectorXd x = VectorXd::Constant(1, 0.3);
+    VectorXd full(1), g(1);
+    pot.exact_gradient(x, full);
+    random::Stream rng(5, 0);
+    const int batches = 50 * 7 * 20;  // a whole number of epochs: without replacement the mean is exact
+    std::vector<double> gs;
+    for (int b = 0; b < batches; ++b) {
+      pot.gradient(x, g, rng);
+      gs.push_back(g[0]);
+    }
+    const double mean = std::accumulate(gs.begin(), gs.end(), 0.0) / batches;
+    double var = 0;
+    for (double v : gs) var += (v - mean) * (v - mean) / (batches - 1);
+    if (sampling == models::Sampling::without_replacement) CHECK(mean == doctest::Approx(full[0]).epsilon(1e-12));
+    else CHECK(std::abs(mean - full[0]) < 4.5 * std::sqrt(var / batches));
+  }
+}
+
+TEST_CASE("a resumed stream draws the same batches") {
+  // Catches: batch positions kept outside the serialized stream state.
+  Normals model;
+  for (int i = 0; i < 30; ++i) model.y.push_back(i);
+  const models::Minibatch<Normals> pot{model, 4, models::Sampling::without_replacement, {}};
+  random::Stream rng(9, 2);
+  VectorXd x = VectorXd::Zero(1), g(1), h(1);
+  for (int b = 0; b < 11; ++b) pot.gradient(x, g, rng);
+  random::Stream resumed(rng.state());
+  for (int b = 0; b < 20; ++b) {
+    pot.gradient(x, g, rng);
+    pot.gradient(x, h, resumed);
+    CHECK(g[0] == h[0]);
+  }
+}
+
+TEST_CASE("the S¹×S¹ mixture posterior: gradient is the derivative of the value") {
+  // Catches: a sign or responsibility slip in the per-example gradient.
+  const auto m = models::VmfMixturePosterior::generate(100, -M_PI / 24, M_PI / 8, 20.0, 0);
+  const models::Minibatch<models::VmfMixturePosterior> pot{m, 10, models::Sampling::without_replacement, {}};
+  VectorXd x(4);
+  x << std::cos(0.3), std::sin(0.3), std::cos(-0.2), std::sin(-0.2);
+  VectorXd g(4);
+  pot.exact_gradient(x, g);
+  for (int k = 0; k < 4; ++k) {
+    VectorXd a = x, b = x;
+    a[k] += 1e-6, b[k] -= 1e-6;
+    CHECK(g[k] == doctest::Approx((pot.value(a) - pot.value(b)) / 2e-6).epsilon(1e-6));
+  }
+  // The data really come from the two components: their mean angle lies between v₁ and v₂.
+  const double mean_angle = std::atan2(m.data.row(1).mean(), m.data.row(0).mean());
+  CHECK(mean_angle > -M_PI / 24);
+  CHECK(mean_angle < M_PI / 8);
+}
