@@ -243,3 +243,89 @@ TEST_CASE("summary prints mean, sd, quantiles, ESS and R-hat per coordinate") {
   CHECK(sgmcmc("--help").code == 0);
   CHECK(sgmcmc("run --help").out.find("--output") != std::string::npos);
 }
+
+TEST_CASE("manifold configs: sphere, simplex, stiefel, product; init off the manifold is refused") {
+  // Catches: a manifold name or size field not wired, a target accepted on the wrong manifold, an init
+  // point off the manifold accepted silently, draws that leave the manifold.
+  struct Case {
+    json manifold, target;
+    std::string sampler;
+  };
+  const Case ok_cases[] = {
+      {{{"name", "sphere"}, {"n", 3}}, {{"name", "vmf"}, {"mu", {0, 0, 1}}, {"kappa", 2}}, "sggmc"},
+      {{{"name", "sphere"}, {"n", 3}}, {{"name", "uniform"}}, "gsgnht"},
+      {{{"name", "simplex"}, {"n", 3}}, {{"name", "linear"}, {"b", {0, 1, 3}}}, "sgld"},
+      {{{"name", "simplex"}, {"n", 3}}, {{"name", "dirichlet"}, {"alpha", {0.5, 1, 2}}}, "scir"},
+      {{{"name", "simplex"}, {"n", 3}}, {{"name", "dirichlet"}, {"alpha", {2, 3, 5}}}, "gmc"},
+      {{{"name", "stiefel"}, {"n", 4}, {"p", 2}}, {{"name", "matrix_vmf"}, {"F", {{3, 0}, {0, 1}, {0, 0}, {0, 0}}}}, "sggmc"},
+      {{{"name", "product"}, {"factors", {{{"name", "sphere"}, {"n", 2}}, {{"name", "sphere"}, {"n", 2}}}}},
+       {{"name", "vmf_mixture_posterior"}}, "sggmc"},
+  };
+  int k = 0;
+  for (const Case& c : ok_cases) {
+    CAPTURE(c.manifold.dump());
+    CAPTURE(c.sampler);
+    json cfg = {{"sampler", {{"name", c.sampler}, {"step_size", c.sampler == "scir" ? 0.5 : 0.05}}},
+                {"manifold", c.manifold}, {"target", c.target}, {"steps", 300}, {"chains", 2}, {"seed", 4}};
+    const auto p = write_config(fmt::format("manifold{}.json", k), cfg);
+    const auto out = scratch() / fmt::format("manifold{}.run.json", k);
+    const Result r = sgmcmc(fmt::format("run -q '{}' -o '{}'", p.string(), out.string()));
+    CHECK(r.err == "");
+    REQUIRE(r.code == 0);
+    const json rec = read(out);
+    for (const auto& draw : rec["chains"][0]["samples"]) {
+      std::vector<double> x = draw.get<std::vector<double>>();
+      double s = 0, sq = 0;
+      for (double v : x) s += v, sq += v * v;
+      if (c.manifold["name"] == "sphere") CHECK(std::abs(sq - 1) < 1e-10);
+      if (c.manifold["name"] == "simplex") {
+        CHECK(std::abs(s - 1) < 1e-10);
+        for (double v : x) CHECK(v >= 0);
+      }
+      if (c.manifold["name"] == "stiefel") CHECK(std::abs(sq - 2) < 1e-9);  // ‖X‖_F² = p
+    }
+    // resume works for every manifold sampler too
+    CHECK(sgmcmc(fmt::format("resume -q '{}' --steps 10 -o '{}'", out.string(), (scratch() / "r.json").string())).code == 0);
+    ++k;
+  }
+  struct Bad {
+    json manifold, target, init;
+    std::string message;
+  };
+  const Bad bad_cases[] = {
+      {{{"name", "sphere"}, {"n", 3}}, {{"name", "vmf"}, {"mu", {0, 0, 1}}, {"kappa", 2}}, {0, 0, 2}, "/init: point is off the manifold"},
+      {{{"name", "sphere"}, {"n", 3}}, {{"name", "vmf"}, {"mu", {0, 0, 2}}, {"kappa", 2}}, nullptr, "/target/mu: expected a unit vector"},
+      {{{"name", "sphere"}, {"n", 1}}, {{"name", "uniform"}}, nullptr, "/manifold/n: expected an integer >= 2"},
+      {{{"name", "simplex"}, {"n", 3}}, {{"name", "vmf"}, {"mu", {0, 0, 1}}, {"kappa", 2}}, nullptr, "/target/name: vmf lives on a sphere"},
+      {{{"name", "stiefel"}, {"n", 2}, {"p", 3}}, {{"name", "uniform"}}, nullptr, "/manifold/p: expected p <= n = 2, got 3"},
+      {{{"name", "product"}, {"factors", json::array()}}, {{"name", "uniform"}}, nullptr, "/manifold/factors: expected a non-empty list"},
+      {{{"name", "product"}, {"factors", {{{"name", "sphere"}, {"n", 2}}, {{"name", "torus"}}}}}, {{"name", "uniform"}}, nullptr,
+       "/manifold/factors/1/name: unknown manifold 'torus'"},
+  };
+  for (const Bad& c : bad_cases) {
+    CAPTURE(c.message);
+    json cfg = {{"sampler", {{"name", "sggmc"}, {"step_size", 0.05}}}, {"manifold", c.manifold}, {"target", c.target}, {"steps", 10}};
+    if (!c.init.is_null()) cfg["init"] = c.init;
+    const auto p = write_config("badmanifold.json", cfg);
+    const Result r = sgmcmc(fmt::format("run -q '{}'", p.string()));
+    CHECK(r.code == 1);
+    CHECK(r.err.find(c.message) != std::string::npos);
+  }
+}
+
+TEST_CASE("a stochastic-gradient sampler on a singular Dirichlet target is refused, naming the samplers that fit") {
+  // Catches: silently wrong answers (DESIGN.md §4.3: SGGMC on Dirichlet(2,3,5) is biased or blows up).
+  for (const char* s : {"sgld", "sghmc", "sgnht"}) {
+    json cfg = {{"sampler", {{"name", s}, {"step_size", 0.01}}}, {"manifold", {{"name", "simplex"}, {"n", 3}}},
+                {"target", {{"name", "dirichlet"}, {"alpha", {2, 3, 5}}}}};
+    const Result r = sgmcmc(fmt::format("run -q '{}'", write_config("dirsg.json", cfg).string()));
+    CHECK(r.code == 1);
+    CHECK(r.err.find("/sampler/name") != std::string::npos);
+    CHECK(r.err.find("scir") != std::string::npos);
+    CHECK(r.err.find("gmc") != std::string::npos);
+  }
+  // α = 1 everywhere is the uniform law: bounded (zero) force, so SG samplers are fine there.
+  json cfg = {{"sampler", {{"name", "sggmc"}, {"step_size", 0.05}}}, {"manifold", {{"name", "simplex"}, {"n", 3}}},
+              {"target", {{"name", "dirichlet"}, {"alpha", {1, 1, 1}}}}, {"steps", 10}};
+  CHECK(sgmcmc(fmt::format("run -q '{}'", write_config("diruniform.json", cfg).string())).code == 0);
+}
