@@ -1,7 +1,7 @@
 // Normal draws per second: the library's Stream (bulk `normals`, one-by-one `normal`, and each
 // instruction-set copy of the bulk kernel), the Box–Muller with std::log/std::cos/std::sin that the
 // stream used before (same Philox blocks, scalar loop), and std::normal_distribution + std::mt19937_64.
-// Counter `items_per_second` = normals per second; `ns_per_normal` its inverse in ns.
+// Counter `items_per_second` = normals per second; `per_normal` its inverse (CPU time per normal).
 #include <array>
 #include <cmath>
 #include <cstdint>

@@ -67,6 +67,8 @@
 namespace sgmcmc::random {
 
 /// Portable elementary functions on the exact inputs Box–Muller needs: same bits on every IEEE machine.
+/// They are force-inlined building blocks: called directly, they inherit the caller's -ffp-contract
+/// (the entry points box_muller and fill_normal_pairs fix it).
 namespace portable {
 
 /// Natural log of x for a normal positive double x ≤ 1 (in particular every u1 = k·2⁻⁵³, k = 1..2⁵³).

@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# Builds the Google Benchmark programs (Release, into build-bench/) and runs them with repetitions,
+# then prints the medians and the ratios docs/benchmarks.md reports.
+# Usage: scripts/bench.sh [extra Google Benchmark flags, e.g. --benchmark_filter=Library]
+# Env: REPS (default 5) repetitions per benchmark; OUT (default build-bench/results) for the JSON.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+scripts/deps.sh libbenchmark-dev
+reps="${REPS:-5}"
+out="${OUT:-build-bench/results}"
+cmake -S . -B build-bench -DCMAKE_BUILD_TYPE=Release -DSGMCMC_BUILD_BENCH=ON -DSGMCMC_BUILD_TESTS=OFF \
+      -DSGMCMC_BUILD_APPS=OFF > /dev/null
+cmake --build build-bench -j"$(nproc)" --target bench_sghmc_step bench_normals
+mkdir -p "$out"
+echo "machine: $(nproc) cores, $(lscpu | grep 'Model name' | sed 's/Model name: *//'); load: $(cut -d' ' -f1-3 /proc/loadavg)"
+for b in bench_normals bench_sghmc_step; do
+  # Random interleaving runs the repetitions of all benchmarks in shuffled order, so a busy neighbour
+  # slows the library, the hand loop and the floor alike instead of whichever ran at the wrong moment.
+  ./build-bench/bench/"$b" --benchmark_repetitions="$reps" --benchmark_report_aggregates_only=true \
+    --benchmark_enable_random_interleaving=true --benchmark_out="$out/$b.json" --benchmark_out_format=json "$@"
+done
+command -v python3 >/dev/null || { echo "python3 not found: raw results are in $out/" >&2; exit 0; }
+python3 - "$out" <<'PY'
+import json, sys
+out = sys.argv[1]
+def stat(name, counter, which):
+    rows = json.load(open(f"{out}/{name}.json"))["benchmarks"]
+    return {r["run_name"]: r[counter] * 1e9 for r in rows
+            if r.get("aggregate_name") == which and counter in r}
+n = stat("bench_normals", "per_normal", "median")
+print("\nNormals (median ns per normal; million draws per second):")
+for k, v in n.items():
+    print(f"  {k:34s} {v:8.3f} ns  {1e3 / v:8.1f} M/s")
+for which in ("median", "min"):
+    s = stat("bench_sghmc_step", "per_coord", which)
+    if not s:
+        continue
+    print(f"\nSGHMC ABOBA step ({which} over repetitions, ns per coordinate):")
+    print(f"  {'d':>8s} {'library':>9s} {'hand':>9s} {'floor':>9s} {'lib/hand':>9s} {'lib/floor':>10s}"
+          f" {'hand/floor':>10s} {'lib-hand':>9s} {'flow+grad':>10s}")
+    for d in (10, 1000, 100000, 1000000):
+        lib, hand, floor, flow, grad = (s.get(f"BM_{k}/{d}") for k in ("Library", "Hand", "Floor", "FlowPass", "GradientPass"))
+        if None in (lib, hand, floor):
+            continue
+        extra = f"{flow + grad:10.3f}" if None not in (flow, grad) else f"{'':10s}"
+        print(f"  {d:8d} {lib:9.3f} {hand:9.3f} {floor:9.3f} {lib / hand:9.3f} {lib / floor:10.2f}"
+              f" {hand / floor:10.2f} {lib - hand:9.3f} {extra}")
+PY
