@@ -28,4 +28,13 @@ concept PotentialWithValue = Potential<P, Point> && requires(const P p, const Po
   p.exact_gradient(x, g);
 };
 
+/// A potential that may be separable: when `is_separable()` holds (a run-time property, e.g. an
+/// isotropic Gaussian), ∇U(x)_i = `partial(i, x_i)` depends on x_i alone and `gradient` draws nothing
+/// from the engine. Samplers may then inline the gradient into one sweep over memory.
+template <class P>
+concept SeparablePotential = requires(const P p, Eigen::Index i, double xi) {
+  { p.is_separable() } -> std::convertible_to<bool>;
+  { p.partial(i, xi) } -> std::convertible_to<double>;
+};
+
 }  // namespace sgmcmc

@@ -47,6 +47,9 @@ struct Gaussian {
 
   Eigen::Index dim() const { return mean.size(); }
   bool is_isotropic() const { return precision.size() == 0; }
+  /// SeparablePotential: an isotropic Gaussian's gradient is coordinate-wise.
+  bool is_separable() const { return is_isotropic(); }
+  double partial(Eigen::Index i, double xi) const { return isotropic_precision * (xi - mean[i]); }
 
   void exact_gradient(const Eigen::VectorXd& x, Eigen::VectorXd& g) const {
     if (is_isotropic()) g = isotropic_precision * (x - mean);
