@@ -1,0 +1,147 @@
+#pragma once
+// The data side of a data model: a Dataset of N examples stored once (features d × N, one example a
+// column, so an example is a contiguous column and a batch is a set of column indices), shared by
+// every chain through a shared_ptr<const Dataset>, never copied per step. The minibatch contract
+// itself — the N/n likelihood scaling, with/without replacement and time-ordered batches, seeded and
+// resumable — is models::Minibatch (models/minibatch.hpp); this header adds what real data need:
+// checked construction, seeded train/test splits, class selection, and a synthetic generator.
+#include <cmath>
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <Eigen/Core>
+#include <fmt/format.h>
+
+#include <sgmcmc/models/minibatch.hpp>
+#include <sgmcmc/modules/error.hpp>
+#include <sgmcmc/modules/random/permutation.hpp>
+#include <sgmcmc/modules/random/stream.hpp>
+
+namespace sgmcmc::data {
+
+/// N labelled examples: `x` is d × N (example i is column i), `y` holds N integer labels (a class
+/// index, or 0/1 for binary tasks). S is float for images (half the memory), double otherwise.
+template <class S = double>
+struct Dataset {
+  using Scalar = S;
+  using Matrix = Eigen::Matrix<S, Eigen::Dynamic, Eigen::Dynamic>;
+  Matrix x;
+  Eigen::VectorXi y;
+  std::string source;  ///< where it came from (a path, or "synthetic ..."), for messages and run records
+
+  std::size_t size() const { return static_cast<std::size_t>(x.cols()); }
+  Eigen::Index dim() const { return x.rows(); }
+  int classes() const { return y.size() == 0 ? 0 : y.maxCoeff() + 1; }
+
+  /// Throws unless x and y agree and every feature is finite.
+  void validate() const {
+    if (x.cols() != y.size())
+      throw Error(fmt::format("{}: {} feature columns but {} labels", source, x.cols(), y.size()));
+    if (x.cols() == 0) throw Error(fmt::format("{}: no examples", source));
+    if (!x.allFinite()) throw Error(fmt::format("{}: non-finite feature values", source));
+    if (y.size() > 0 && y.minCoeff() < 0) throw Error(fmt::format("{}: negative labels", source));
+  }
+
+  /// The examples at `idx`, in that order (a copy, made once at set-up).
+  Dataset subset(const std::vector<std::size_t>& idx) const {
+    Dataset out;
+    out.x.resize(x.rows(), static_cast<Eigen::Index>(idx.size()));
+    out.y.resize(static_cast<Eigen::Index>(idx.size()));
+    for (std::size_t k = 0; k < idx.size(); ++k) {
+      out.x.col(static_cast<Eigen::Index>(k)) = x.col(static_cast<Eigen::Index>(idx[k]));
+      out.y[static_cast<Eigen::Index>(k)] = y[static_cast<Eigen::Index>(idx[k])];
+    }
+    out.source = source;
+    return out;
+  }
+  template <class T>
+  Dataset<T> cast() const {
+    Dataset<T> out;
+    out.x = x.template cast<T>();
+    out.y = y;
+    out.source = source;
+    return out;
+  }
+};
+
+/// models::Minibatch over `model` with batches of n drawn in `sampling` order (member-wise, so the
+/// scratch buffers need no initialiser at the call site).
+template <models::DataModel M>
+models::Minibatch<M> minibatch(M model, std::size_t n, models::Sampling sampling) {
+  models::Minibatch<M> p;
+  p.model = std::move(model);
+  p.batch_size = n;
+  p.sampling = sampling;
+  return p;
+}
+
+/// Throws a clear error naming the file unless it exists and is a regular file.
+inline void require_file(const std::filesystem::path& path, const std::string& what, const std::string& hint = "") {
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(path, ec))
+    throw Error(fmt::format("{}: missing {} file (expected {}){}", path.string(), what, what,
+                            hint.empty() ? "" : "; " + hint));
+}
+
+/// A seeded split into a training and a test part: the test part is the first `round(N·test_fraction)`
+/// positions of the keyed permutation (seed, stream 0, epoch 0). The same seed gives the same split.
+template <class S>
+std::pair<Dataset<S>, Dataset<S>> split(const Dataset<S>& d, double test_fraction, std::uint64_t seed) {
+  require(test_fraction > 0 && test_fraction < 1, fmt::format("test_fraction: expected a number in (0, 1), got {}", test_fraction));
+  const std::size_t N = d.size();
+  const auto n_test = static_cast<std::size_t>(std::llround(test_fraction * static_cast<double>(N)));
+  random::Permutation perm(N, seed, 0, 0);
+  std::vector<std::size_t> test, train;
+  for (std::size_t k = 0; k < N; ++k) (k < n_test ? test : train).push_back(static_cast<std::size_t>(perm(k)));
+  return {d.subset(train), d.subset(test)};
+}
+
+/// The examples of two classes as a binary task: label `negative` -> 0, `positive` -> 1.
+template <class S>
+Dataset<S> binary_task(const Dataset<S>& d, int negative, int positive) {
+  std::vector<std::size_t> idx;
+  for (std::size_t i = 0; i < d.size(); ++i) {
+    const int c = d.y[static_cast<Eigen::Index>(i)];
+    if (c == negative || c == positive) idx.push_back(i);
+  }
+  if (idx.empty()) throw Error(fmt::format("{}: no examples of classes {} and {}", d.source, negative, positive));
+  Dataset<S> out = d.subset(idx);
+  for (Eigen::Index i = 0; i < out.y.size(); ++i) out.y[i] = out.y[i] == positive ? 1 : 0;
+  out.source = fmt::format("{} (classes {} vs {})", d.source, negative, positive);
+  return out;
+}
+
+/// Synthetic logistic-regression data: x_i ~ N(0, I_d / d)·scale with a leading intercept feature 1
+/// when `intercept`, θ* ~ N(0, I_d), y_i ~ Bernoulli(σ(θ*ᵀx_i)). Returns the data and θ*. Drawn from
+/// stream (seed, 0), so any N and d are reproducible.
+struct Synthetic {
+  Dataset<double> data;
+  Eigen::VectorXd theta;
+};
+inline Synthetic synthetic_logistic(std::size_t n, Eigen::Index d, std::uint64_t seed, double scale = 2.0,
+                                    bool intercept = true) {
+  require(n >= 1 && d >= 1, "synthetic_logistic: expected n >= 1 and d >= 1");
+  random::Stream rng(seed, 0);
+  Synthetic s;
+  s.theta.resize(d);
+  rng.normals(s.theta);
+  s.data.x.resize(d, static_cast<Eigen::Index>(n));
+  s.data.y.resize(static_cast<Eigen::Index>(n));
+  const double sd = scale / std::sqrt(static_cast<double>(d));
+  Eigen::VectorXd col(d);
+  for (Eigen::Index i = 0; i < static_cast<Eigen::Index>(n); ++i) {
+    rng.normals(col);
+    col *= sd;
+    if (intercept) col[0] = 1.0;
+    s.data.x.col(i) = col;
+    const double p = 1.0 / (1.0 + std::exp(-s.theta.dot(col)));
+    s.data.y[i] = rng.uniform() < p ? 1 : 0;
+  }
+  s.data.source = fmt::format("synthetic logistic (N = {}, d = {}, seed = {})", n, d, seed);
+  return s;
+}
+
+}  // namespace sgmcmc::data

