@@ -28,6 +28,14 @@ concept PotentialWithValue = Potential<P, Point> && requires(const P p, const Po
   p.exact_gradient(x, g);
 };
 
+/// A potential that can estimate the variance of its own stochastic gradient: `gradient_and_variance`
+/// writes ∇Ũ(x) into g and, per coordinate, V̂ = Var(∇Ũ) from the minibatch's per-example gradients
+/// (the empirical Fisher; SGHMC paper §3.2). Samplers use it when asked for `empirical_fisher`.
+template <class P, class Point = Eigen::VectorXd>
+concept PotentialWithNoiseEstimate = requires(const P p, const Point& x, Point& g, Point& var, detail::ArchetypeEngine& rng) {
+  p.gradient_and_variance(x, g, var, rng);
+};
+
 /// A potential that may be separable: when `is_separable()` holds (a run-time property, e.g. an
 /// isotropic Gaussian), ∇U(x)_i = `partial(i, x_i)` depends on x_i alone and `gradient` draws nothing
 /// from the engine. Samplers may then inline the gradient into one sweep over memory.

@@ -4,7 +4,9 @@
 // an unbiased estimate of ∇U. Batch b (the stream's next_batch() counter) holds examples that are a pure
 // function of (seed, chain, b): drawn with replacement, or without replacement by walking a keyed
 // permutation of each epoch (positions b·n ... b·n + n - 1 of the concatenated epochs). Nothing is
-// copied per step; a resumed run draws the same batches.
+// copied per step; a resumed run draws the same batches. A third order, `time_ordered`, walks the
+// examples in their stored order (batch b = positions b·n ... b·n + n - 1, wrapping at N): the online
+// stream of a data set sorted by time (models/data/).
 #include <concepts>
 #include <cstdint>
 #include <vector>
@@ -27,12 +29,24 @@ concept DataModel = requires(const M m, const Eigen::VectorXd& x, Eigen::VectorX
   m.add_example_gradient(x, i, g, s);
 };
 
-enum class Sampling { with_replacement, without_replacement };
+enum class Sampling { with_replacement, without_replacement, time_ordered };
+
+/// Optional, for models whose batch gradient is one matrix product rather than a loop over examples
+/// (the neural net): `add_batch_gradient(θ, indices, g, scale)` adds scale·Σ_{i ∈ indices} ∇(-log p(x_i | θ)).
+template <class M>
+concept BatchDataModel = DataModel<M> && requires(const M m, const Eigen::VectorXd& x, const std::vector<std::size_t>& idx,
+                                                  Eigen::VectorXd& g, double s) {
+  m.add_batch_gradient(x, idx, g, s);
+};
 
 /// Writes the example indices of minibatch b into `out` (size n).
 inline void batch_indices(std::uint64_t b, std::size_t n, std::size_t N, Sampling sampling, std::uint64_t seed,
                           std::uint32_t stream, std::vector<std::size_t>& out) {
   out.resize(n);
+  if (sampling == Sampling::time_ordered) {
+    for (std::size_t j = 0; j < n; ++j) out[j] = static_cast<std::size_t>((b * n + j) % N);
+    return;
+  }
   if (sampling == Sampling::with_replacement) {
     for (std::size_t j = 0; j < n; ++j) {
       const auto w = random::philox_block(seed, stream, random::Kind::batch, b * n + j);
@@ -58,7 +72,13 @@ struct Minibatch {
   M model;
   std::size_t batch_size = 1;
   Sampling sampling = Sampling::without_replacement;
-  mutable std::vector<std::size_t> indices;  ///< scratch, reused: no allocation after the first batch
+  /// Scratch, reused: no allocation after the first batch. Derived data, not state: copying a
+  /// potential copies it harmlessly, but one potential object must not be shared across threads.
+  struct Scratch {
+    std::vector<std::size_t> indices;
+    Eigen::VectorXd example, mean, m2;
+  };
+  mutable Scratch scratch;
 
   std::size_t size() const { return model.size(); }
 
@@ -66,15 +86,46 @@ struct Minibatch {
   template <class R>
   void gradient(const Eigen::VectorXd& x, Eigen::VectorXd& g, R& rng) const {
     const std::size_t N = model.size();
-    require(batch_size >= 1 && batch_size <= N,
-            fmt::format("batch_size: expected an integer in [1, {}] (the number of examples), got {}", N, batch_size));
+    if (batch_size < 1 || batch_size > N)  // not require(): its message would be formatted on every step
+      throw Error(fmt::format("batch_size: expected an integer in [1, {}] (the number of examples), got {}", N, batch_size));
     const std::uint64_t b = rng.next_batch();
-    batch_indices(b, batch_size, N, sampling, rng.seed(), rng.stream_id(), indices);
+    batch_indices(b, batch_size, N, sampling, rng.seed(), rng.stream_id(), scratch.indices);
     g.setZero(x.size());
     model.add_prior_gradient(x, g);
     const double scale = static_cast<double>(N) / static_cast<double>(batch_size);
-    for (std::size_t i : indices) model.add_example_gradient(x, i, g, scale);
+    if constexpr (BatchDataModel<M>) model.add_batch_gradient(x, scratch.indices, g, scale);
+    else for (std::size_t i : scratch.indices) model.add_example_gradient(x, i, g, scale);
   }
+  /// The stochastic gradient and, per coordinate, the empirical-Fisher estimate of its variance:
+  /// V̂ = (N²/n)·s²·f, s² the sample variance of the batch's per-example gradients (Welford's one pass)
+  /// and f = (N - n)/(N - 1) without replacement (the finite-population correction), 1 with.
+  template <class R>
+  void gradient_and_variance(const Eigen::VectorXd& x, Eigen::VectorXd& g, Eigen::VectorXd& var, R& rng) const {
+    const std::size_t N = model.size(), n = batch_size;
+    require(n >= 2 && n <= N, fmt::format("batch_size: empirical_fisher needs at least 2 examples per batch, got {}", n));
+    batch_indices(rng.next_batch(), n, N, sampling, rng.seed(), rng.stream_id(), scratch.indices);
+    const auto d = x.size();
+    auto& example = scratch.example;
+    auto& mean = scratch.mean;
+    auto& m2 = scratch.m2;
+    example.resize(d), mean.setZero(d), m2.setZero(d);
+    double k = 0;
+    for (std::size_t i : scratch.indices) {
+      example.setZero();
+      model.add_example_gradient(x, i, example, 1.0);
+      k += 1;
+      // Welford: m2 += (e - mean_old)(e - mean_new), written without a temporary vector.
+      m2.array() += (example - mean).array() * (example - mean).array() * ((k - 1.0) / k);
+      mean += (example - mean) / k;
+    }
+    g.setZero(d);
+    model.add_prior_gradient(x, g);
+    const double Nd = static_cast<double>(N), nd = static_cast<double>(n);
+    g += Nd * mean;  // = (N/n) Σ_batch ∇(-log lik)
+    const double fpc = sampling == Sampling::without_replacement ? (Nd - nd) / (Nd - 1.0) : 1.0;
+    var = (Nd * Nd / nd * fpc / (nd - 1.0)) * m2;
+  }
+
   /// The full-data gradient.
   void exact_gradient(const Eigen::VectorXd& x, Eigen::VectorXd& g) const {
     g.setZero(x.size());

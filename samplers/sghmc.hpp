@@ -47,6 +47,7 @@ struct Dynamics {
   M manifold;
   Friction friction{1.0};
   double noise_estimate = 0.0;  ///< V̂: variance of the stochastic gradient's noise (scalar)
+  bool empirical_fisher = false;  ///< estimate V̂ per coordinate from each minibatch instead (scalar friction)
 
   /// A state at x0 with a velocity drawn from its stationary law N(0, Λ(x0)).
   template <class R>
@@ -85,7 +86,10 @@ struct Dynamics {
 
   template <class P, class R>
   void O(State& s, const P& potential, double t, R& rng) const {
-    if (friction.is_diagonal()) {
+    if (empirical_fisher) {
+      require(!friction.is_diagonal(), "noise_estimate: empirical_fisher needs a scalar friction");
+      splitting::kick_empirical(manifold, s, potential, t, friction.scalar, rng);
+    } else if (friction.is_diagonal()) {
       splitting::kick_diagonal(manifold, s, potential, t, friction.diagonal_view(), noise_estimate, rng);
     } else {
       splitting::kick(manifold, s, potential, t, splitting::kick_sd(friction.scalar, noise_estimate, t), rng);
@@ -122,7 +126,7 @@ struct Sampler : splitting::Sampler<Dynamics<M>> {
   template <class P, class R>
   double step(State& s, const P& potential, R& rng, std::uint64_t t) const {
     if constexpr (std::same_as<M, Euclidean>) {
-      if (!this->dynamics.friction.is_diagonal() && detail::is_aboba(this->scheme)) {
+      if (!this->dynamics.friction.is_diagonal() && !this->dynamics.empirical_fisher && detail::is_aboba(this->scheme)) {
         fused_aboba(s, potential, rng, this->step_size.at(t));
         return 1.0;
       }

@@ -23,6 +23,7 @@ struct Dynamics {
   M manifold;
   double diffusion = 1.0;       ///< A: the injected noise 2A dt; ξ starts at A (authors' code: xi(alpha/eps))
   double noise_estimate = 0.0;  ///< V̂
+  bool empirical_fisher = false;  ///< estimate V̂ per coordinate from each minibatch instead
 
   template <class R>
   State init(Eigen::VectorXd x0, R& rng) const {
@@ -48,7 +49,8 @@ struct Dynamics {
 
   template <class P, class R>
   void O(State& s, const P& potential, double t, R& rng) const {
-    splitting::kick(manifold, s, potential, t, splitting::kick_sd(diffusion, noise_estimate, t), rng);
+    if (empirical_fisher) splitting::kick_empirical(manifold, s, potential, t, diffusion, rng);
+    else splitting::kick(manifold, s, potential, t, splitting::kick_sd(diffusion, noise_estimate, t), rng);
   }
 };
 

@@ -54,6 +54,9 @@ inline RunConfig parse_config(const json& j) {
                                       "unbounded at the simplex faces, and stochastic-gradient samplers with reflection "
                                       "are biased or unstable there (DESIGN.md §4.3). Use scir (exact CIR transition), "
                                       "sgrld (expanded-mean) or gmc (Metropolis-corrected)", c.sampler.resolved["name"].get<std::string>()));
+  if (c.sampler.empirical_fisher && !c.target.supports_noise_estimate())
+    fail("/sampler/noise_estimate", fmt::format("empirical_fisher needs a minibatch target with per-example gradients; "
+                                                "target '{}' has none (give a number instead)", c.target.resolved["name"].get<std::string>()));
   if (sn == "scir" && !(c.manifold.kind == "simplex" && std::holds_alternative<models::Dirichlet>(c.target.model)))
     fail("/sampler/name", "scir samples Dirichlet-type targets: it needs manifold simplex and target dirichlet");
   c.steps = f.count("steps", 1000, 0);

@@ -29,9 +29,11 @@ inline std::unique_ptr<AnyChain> make_chain(const RunConfig& c, std::uint32_t in
         const SamplerSpec& s = c.sampler;
         if (s.name == "sgld") return chain_of(sgld::Sampler<M>{m, s.step_size, s.noise_estimate}, c.target, x0, rng);
         if (s.name == "sghmc")
-          return chain_of(sghmc::Sampler<M>{{m, s.friction, s.noise_estimate}, s.scheme, s.step_size}, c.target, x0, rng);
+          return chain_of(sghmc::Sampler<M>{{m, s.friction, s.noise_estimate, s.empirical_fisher}, s.scheme, s.step_size},
+                          c.target, x0, rng);
         if (s.name == "sgnht")
-          return chain_of(sgnht::Sampler<M>{{m, s.diffusion, s.noise_estimate}, s.scheme, s.step_size}, c.target, x0, rng);
+          return chain_of(sgnht::Sampler<M>{{m, s.diffusion, s.noise_estimate, s.empirical_fisher}, s.scheme, s.step_size},
+                          c.target, x0, rng);
         if (s.name == "hmc")
           return chain_of(hmc::Sampler<M>{m, s.step_size, s.leapfrog_steps, hmc::Gradient::exact, true}, c.target, x0, rng);
         if (s.name == "naive_sghmc")

@@ -16,6 +16,7 @@ struct SamplerSpec {
   schedule::StepSize step_size;
   sghmc::Friction friction{1.0};
   double noise_estimate = 0.0;
+  bool empirical_fisher = false;  ///< noise_estimate: "empirical_fisher"
   splitting::StageList scheme = splitting::aboba;
   double diffusion = 1.0;
   int leapfrog_steps = 10;
@@ -69,7 +70,16 @@ inline SamplerSpec parse_sampler(const json& j, const std::string& path = "/samp
     out["scheme"] = name;
   };
   auto noise = [&] {
-    s.noise_estimate = f.number("noise_estimate", 0.0, Range::non_negative);
+    const json* v = f.find("noise_estimate");
+    if (v && v->is_string()) {
+      if (*v != "empirical_fisher" || s.name == "sgld")
+        fail(f.at("noise_estimate"), fmt::format("expected a number >= 0{}, got {}",
+                                                 s.name == "sgld" ? "" : " or \"empirical_fisher\"", describe(*v)));
+      s.empirical_fisher = true;
+      out["noise_estimate"] = "empirical_fisher";
+      return;
+    }
+    s.noise_estimate = v ? as_number(*v, f.at("noise_estimate"), Range::non_negative) : 0.0;
     out["noise_estimate"] = s.noise_estimate;
   };
   auto step = [&] {
@@ -104,6 +114,7 @@ inline SamplerSpec parse_sampler(const json& j, const std::string& path = "/samp
     }
     if (const json* c = f.find("friction")) {
       if (c->is_array()) {
+        if (s.empirical_fisher) fail(f.at("friction"), "empirical_fisher needs a scalar friction");
         const Eigen::VectorXd d = as_vector(*c, f.at("friction"));
         if (d.size() == 0 || !(d.array() > 0).all()) fail(f.at("friction"), "expected positive diagonal entries");
         s.friction = sghmc::Friction(d);

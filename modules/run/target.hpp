@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include <sgmcmc/concepts/potential.hpp>
 #include <sgmcmc/models/banana.hpp>
 #include <sgmcmc/models/dirichlet.hpp>
 #include <sgmcmc/models/double_well.hpp>
@@ -40,6 +41,23 @@ struct Target {
   double value(const Eigen::VectorXd& x) const {
     return std::visit([&](const auto& m) { return m.value(x); }, model);
   }
+  /// The stochastic gradient with its empirical-Fisher variance (minibatch targets only); additive
+  /// gradient noise adds σ² to every coordinate's variance.
+  template <class R>
+  void gradient_and_variance(const Eigen::VectorXd& x, Eigen::VectorXd& g, Eigen::VectorXd& var, R& rng) const {
+    std::visit([&](const auto& m) {
+      if constexpr (PotentialWithNoiseEstimate<std::decay_t<decltype(m)>>) m.gradient_and_variance(x, g, var, rng);
+      else throw Error("/sampler/noise_estimate: empirical_fisher needs a minibatch target");
+    }, model);
+    if (grad_noise > 0) {
+      for (Eigen::Index i = 0; i < g.size(); ++i) g[i] += grad_noise * rng.normal();
+      var.array() += grad_noise * grad_noise;
+    }
+  }
+  bool supports_noise_estimate() const {
+    return std::visit([](const auto& m) { return PotentialWithNoiseEstimate<std::decay_t<decltype(m)>>; }, model);
+  }
+
   /// Dirichlet-type targets: the Gamma shapes SCIR's exact CIR transition needs.
   template <class R>
   const Eigen::VectorXd& concentration(R& rng) const {

@@ -2,6 +2,7 @@
 // The shared O sub-step (DESIGN.md §4.2): v <- v + Λ(x)[-t ∇Ũ(x) + N(0, σ²)], σ² = 2Ct - V̂t².
 // Adding before projecting is exact: v is already tangent and Λ(x) is a linear projector, and the
 // projection also removes any rounding drift of v off the tangent space.
+#include <algorithm>
 #include <cmath>
 #include <string>
 
@@ -9,6 +10,7 @@
 #include <fmt/format.h>
 
 #include <sgmcmc/concepts/manifold.hpp>
+#include <sgmcmc/concepts/potential.hpp>
 #include <sgmcmc/modules/error.hpp>
 #include <sgmcmc/modules/splitting/phase_state.hpp>
 
@@ -42,6 +44,25 @@ void kick_diagonal(const M& manifold, PhaseState& s, const P& potential, double 
   ++s.gradient_evals;
   rng.normals(s.noise);
   s.v.array() += ((2.0 * t) * c.array() - noise_estimate * t * t).sqrt() * s.noise.array() - t * s.gradient.array();
+  manifold.project(s.x, s.v);
+}
+
+/// The kick with the empirical-Fisher V̂ (per coordinate) drawn with the gradient: σ_i² = 2Ct - V̂_i t²,
+/// clipped at 0 where the estimate exceeds the injected noise (counted in s.clipped).
+template <Manifold M, class P, class R>
+void kick_empirical(const M& manifold, PhaseState& s, const P& potential, double t, double c, R& rng) {
+  if constexpr (PotentialWithNoiseEstimate<P>) {
+    potential.gradient_and_variance(s.x, s.gradient, s.noise_variance, rng);
+  } else {
+    throw Error("noise_estimate: empirical_fisher needs a minibatch target (per-example gradients)");
+  }
+  ++s.gradient_evals;
+  rng.normals(s.noise);
+  for (Eigen::Index i = 0; i < s.v.size(); ++i) {
+    const double var = 2.0 * c * t - s.noise_variance[i] * t * t;
+    if (var < 0) ++s.clipped;
+    s.v[i] += std::sqrt(std::max(var, 0.0)) * s.noise[i] - t * s.gradient[i];
+  }
   manifold.project(s.x, s.v);
 }
 

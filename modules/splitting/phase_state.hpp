@@ -12,6 +12,8 @@ struct PhaseState {
   double xi = 0.0;            ///< Nosé–Hoover thermostat (SGNHT only)
   Eigen::VectorXd gradient;   ///< scratch: the last stochastic gradient
   Eigen::VectorXd noise;      ///< scratch: the last Gaussian draw
+  Eigen::VectorXd noise_variance;  ///< scratch: the last empirical-Fisher V̂ (empty unless used)
+  std::uint64_t clipped = 0;  ///< coordinates whose 2Ct - V̂_i t² < 0 was clipped to 0 (empirical Fisher)
   std::uint64_t reflections = 0;      ///< boundary reflections made by the flow so far
   std::uint64_t gradient_evals = 0;   ///< stochastic gradients evaluated so far
 
