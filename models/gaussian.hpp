@@ -16,6 +16,7 @@ struct Gaussian {
   Eigen::VectorXd mean;
   Eigen::MatrixXd precision;  ///< Σ⁻¹; empty for the isotropic case
   double isotropic_precision = 1.0;
+  bool centered = false;  ///< mean == 0: the gradient need not read the mean vector
   double log_normalizer = 0.0;  ///< log Z, so value() is the normalised -log density
 
   Gaussian() = default;
@@ -26,6 +27,7 @@ struct Gaussian {
     const double d = static_cast<double>(mean.size());
     g.mean = std::move(mean);
     g.isotropic_precision = 1.0 / variance;
+    g.centered = g.mean.isZero(0.0);
     g.log_normalizer = 0.5 * d * std::log(2.0 * std::numbers::pi * variance);
     return g;
   }
@@ -49,10 +51,13 @@ struct Gaussian {
   bool is_isotropic() const { return precision.size() == 0; }
   /// SeparablePotential: an isotropic Gaussian's gradient is coordinate-wise.
   bool is_separable() const { return is_isotropic(); }
-  double partial(Eigen::Index i, double xi) const { return isotropic_precision * (xi - mean[i]); }
+  double partial(Eigen::Index i, double xi) const {
+    return centered ? isotropic_precision * xi : isotropic_precision * (xi - mean[i]);
+  }
 
   void exact_gradient(const Eigen::VectorXd& x, Eigen::VectorXd& g) const {
-    if (is_isotropic()) g = isotropic_precision * (x - mean);
+    if (is_isotropic() && centered) g = isotropic_precision * x;
+    else if (is_isotropic()) g = isotropic_precision * (x - mean);
     else g.noalias() = precision * (x - mean);
   }
   template <class R>

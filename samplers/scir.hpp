@@ -30,7 +30,8 @@ struct Sampler {
   Eigen::Index n = 2;  ///< coordinates of the simplex
   schedule::StepSize step_size = schedule::StepSize::constant(0.1);
 
-  /// Starts at π = x0 with Σθ = Σa (the stationary mean of Σθ).
+  /// Starts at π = x0 with Σθ = n (the scale is forgotten within a few time units: the CIR mean
+  /// reverts at rate 1).
   template <class R>
   State init(Eigen::VectorXd x0, R& /*rng*/) const {
     step_size.validate();

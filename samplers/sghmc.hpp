@@ -151,14 +151,18 @@ struct Sampler : splitting::Sampler<Dynamics<M>> {
     const Eigen::Index n = s.x.size();
     if constexpr (SeparablePotential<P>) {
       if (potential.is_separable()) {
-        // ∂_i U depends on x_i alone: inline it and sweep x and v once (the gradient is never stored).
+        // ∂_i U depends on x_i alone: inline it and sweep x and v once. Neither the gradient nor the
+        // noise is stored: the noise is drawn into an L1-sized buffer chunk by chunk (a Stream's block
+        // fills equal one whole fill, so the draws are the sub-step walk's to the bit).
         ++s.gradient_evals;
-        for (Eigen::Index i0 = 0; i0 < n; i0 += 1024) {
-          const Eigen::Index len = std::min<Eigen::Index>(1024, n - i0);
-          rng.normals(s.noise.segment(i0, len));
+        constexpr Eigen::Index chunk = 1024;
+        alignas(64) double buffer[chunk];
+        for (Eigen::Index i0 = 0; i0 < n; i0 += chunk) {
+          const Eigen::Index len = std::min<Eigen::Index>(chunk, n - i0);
+          rng.normals(buffer, len);
           double* __restrict x = s.x.data() + i0;
           double* __restrict v = s.v.data() + i0;
-          const double* __restrict z = s.noise.data() + i0;
+          const double* __restrict z = buffer;
           for (Eigen::Index i = 0; i < len; ++i) {
             const double x1 = x[i] + ta * v[i];
             const double v2 = v[i] * e + (sd * z[i] - to * potential.partial(i0 + i, x1));

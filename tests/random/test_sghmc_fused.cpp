@@ -53,7 +53,9 @@ void compare(Eigen::Index d, const sghmc::Sampler<Euclidean>& sampler, const P& 
   }
   CHECK(same_bits(fused.x, walked.x));
   CHECK(same_bits(fused.v, walked.v));
-  CHECK(same_bits(fused.noise, walked.noise));
+  // The noise buffer is scratch: the separable path draws into an L1 buffer and never stores it.
+  // Equal bits of x and v with equal stream states already show the draws were the same.
+  if constexpr (!SeparablePotential<P>) CHECK(same_bits(fused.noise, walked.noise));
   CHECK(fused.gradient_evals == walked.gradient_evals);
   CHECK(fused.reflections == walked.reflections);
   CHECK(r1.state() == r2.state());
