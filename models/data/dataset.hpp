@@ -82,7 +82,7 @@ models::Minibatch<M> minibatch(M model, std::size_t n, models::Sampling sampling
 inline void require_file(const std::filesystem::path& path, const std::string& what, const std::string& hint = "") {
   std::error_code ec;
   if (!std::filesystem::is_regular_file(path, ec))
-    throw Error(fmt::format("{}: missing {} file (expected {}){}", path.string(), what, what,
+    throw Error(fmt::format("{}: missing file (expected {}){}", path.string(), what,
                             hint.empty() ? "" : "; " + hint));
 }
 

@@ -1,6 +1,7 @@
 #pragma once
 // Reading text data files: the whole file at once (no per-line allocation), and numeric CSV parsing
 // with a clear error naming the file, line and column. No zlib here: gzip.hpp adds compressed input.
+#include <algorithm>
 #include <charconv>
 #include <cstdint>
 #include <filesystem>
@@ -92,6 +93,17 @@ inline Table parse_csv(std::string_view text, const std::string& name, char sep 
   }
   if (t.rows == 0) throw Error(fmt::format("{}: no data rows", name));
   return t;
+}
+
+/// The number of comma-separated columns on the first non-blank line of a text file (header or not),
+/// or 0 when the file cannot be read: a cheap look at a CSV's width before loading it.
+inline std::size_t csv_columns(const std::filesystem::path& path) {
+  std::ifstream in(path);
+  std::string line;
+  while (std::getline(in, line))
+    if (line.find_first_not_of(" \t\r") != std::string::npos)
+      return static_cast<std::size_t>(std::count(line.begin(), line.end(), ',')) + 1;
+  return 0;
 }
 
 /// The logistic target's CSV (DESIGN.md §5.1): one example a row, the features then a 0/1 label in the

@@ -13,6 +13,8 @@
 #include <sgmcmc/models/double_well.hpp>
 #include <sgmcmc/models/gaussian.hpp>
 #include <sgmcmc/models/linear.hpp>
+#include <sgmcmc/models/logistic.hpp>
+#include <sgmcmc/models/data/text.hpp>
 #include <sgmcmc/models/minibatch.hpp>
 #include <sgmcmc/models/vmf_mixture_posterior.hpp>
 #include <sgmcmc/models/uniform.hpp>
@@ -24,7 +26,8 @@ namespace sgmcmc::run {
 
 struct Target {
   using Model = std::variant<models::Gaussian, models::DoubleWell, models::Banana, models::Linear, models::VmfMixture,
-                             models::Dirichlet, models::Uniform, models::Minibatch<models::VmfMixturePosterior>>;
+                             models::Dirichlet, models::Uniform, models::Minibatch<models::VmfMixturePosterior>,
+                             models::Minibatch<models::LogisticRegression>>;
   Model model;
   double grad_noise = 0.0;  ///< σ of additive N(0, σ²I) gradient noise
   json resolved;            ///< the section with defaults filled in
@@ -76,6 +79,16 @@ inline std::optional<Eigen::Index> natural_dim(const json& j) {
   const std::string name = j["name"];
   if (name == "double_well") return 1;
   if (name == "banana") return 2;
+  if (name == "logistic" && j.contains("data") && j["data"].is_string()) {  // the CSV's feature columns
+    const std::string path = j["data"].get<std::string>();
+    try {
+      data::require_file(path, "CSV data");  // a missing file is named before anything else is checked
+    } catch (const Error& e) {
+      fail("/target/data", e.what());
+    }
+    const std::size_t cols = data::csv_columns(path);
+    if (cols >= 2) return static_cast<Eigen::Index>(cols - 1);
+  }
   if (name == "gaussian") {
     if (j.contains("mean") && j["mean"].is_array()) return static_cast<Eigen::Index>(j["mean"].size());
     if (j.contains("cov") && j["cov"].is_array()) return static_cast<Eigen::Index>(j["cov"].size());
@@ -196,6 +209,25 @@ inline Target parse_target(const json& j, const ManifoldSpec& manifold, const st
         replace ? models::Sampling::with_replacement : models::Sampling::without_replacement, {}};
     out.update({{"n_data", n_data}, {"angles", vector_json(angles)}, {"kappa", kappa}, {"data_seed", data_seed},
                 {"batch_size", batch}, {"with_replacement", replace}});
+  } else if (name == "logistic") {
+    // Bayesian logistic regression on a CSV (features, then a 0/1 label): models/logistic.hpp.
+    if (manifold.kind != "euclidean") fail(f.at("name"), "logistic lives on euclidean space (manifold.name = euclidean)");
+    const std::string path = f.string("data");
+    data::Dataset<double> d;
+    try {
+      d = data::load_labelled_csv(path);
+    } catch (const Error& e) {
+      fail(f.at("data"), e.what());
+    }
+    if (d.dim() != dim)
+      fail(f.at("data"), fmt::format("{} has {} feature columns but the manifold has {} coordinates", path, d.dim(), dim));
+    const double prior_sd = f.number("prior_sd", 1.0, Range::positive);
+    const auto batch = f.count("batch_size", std::min<std::uint64_t>(100, d.size()), 1);
+    if (batch > d.size()) fail(f.at("batch_size"), fmt::format("expected at most the {} examples of {}, got {}", d.size(), path, batch));
+    const bool replace = f.boolean("with_replacement", false);
+    t.model = data::minibatch(models::LogisticRegression{std::make_shared<const data::Dataset<double>>(std::move(d)), prior_sd},
+                              batch, replace ? models::Sampling::with_replacement : models::Sampling::without_replacement);
+    out.update({{"data", path}, {"prior_sd", prior_sd}, {"batch_size", batch}, {"with_replacement", replace}});
   } else if (name == "matrix_vmf") {
     if (manifold.kind != "stiefel") fail(f.at("name"), "matrix_vmf lives on a Stiefel manifold (manifold.name = stiefel)");
     const Eigen::MatrixXd F = as_matrix(f.get("F"), f.at("F"));
@@ -205,7 +237,7 @@ inline Target parse_target(const json& j, const ManifoldSpec& manifold, const st
     out["F"] = f.get("F");
   } else {
     fail(f.at("name"), fmt::format("unknown target '{}' (known: gaussian, double_well, banana, linear, vmf, vmf_mixture, "
-                                   "dirichlet, uniform, matrix_vmf, vmf_mixture_posterior)", name));
+                                   "dirichlet, uniform, matrix_vmf, vmf_mixture_posterior, logistic)", name));
   }
   t.grad_noise = f.number("grad_noise", 0.0, Range::non_negative);
   out["grad_noise"] = t.grad_noise;
