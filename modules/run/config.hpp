@@ -5,10 +5,12 @@
 #include <thread>
 #include <vector>
 
+#include <Eigen/Eigenvalues>
 #include <fmt/format.h>
 
 #include <sgmcmc/modules/run/fields.hpp>
 #include <sgmcmc/modules/run/manifold_spec.hpp>
+#include <sgmcmc/modules/run/metric_spec.hpp>
 #include <sgmcmc/modules/run/sampler_spec.hpp>
 #include <sgmcmc/modules/run/target.hpp>
 
@@ -24,6 +26,8 @@ struct RunConfig {
   std::uint64_t chains = 1;
   std::uint64_t seed = 0;
   std::vector<Eigen::VectorXd> init;  ///< empty: a random point per chain; else one per chain
+  AnyMetric metric;                   ///< sgrld / sgrhmc / naive_sgrhmc
+  Eigen::MatrixXd D, Q, noise_matrix; ///< recipe
   json resolved;                      ///< the config with every default filled in
 };
 
@@ -54,6 +58,33 @@ inline RunConfig parse_config(const json& j) {
                                       "unbounded at the simplex faces, and stochastic-gradient samplers with reflection "
                                       "are biased or unstable there (DESIGN.md §4.3). Use scir (exact CIR transition), "
                                       "sgrld (expanded-mean) or gmc (Metropolis-corrected)", c.sampler.resolved["name"].get<std::string>()));
+  const bool riemannian = sn == "sgrld" || sn == "sgrhmc" || sn == "naive_sgrhmc";
+  const bool expanded_mean = sn == "sgrld" && c.manifold.kind == "simplex";
+  if ((riemannian || sn == "recipe") && !expanded_mean && c.manifold.kind != "euclidean")
+    fail("/manifold/name", fmt::format("'{}' runs on euclidean{}", sn, sn == "sgrld" ? " or simplex (expanded-mean)" : ""));
+  if (riemannian && !expanded_mean) {
+    json m;
+    c.metric = parse_metric(c.sampler.metric, "/sampler/metric", dim, m);
+    c.sampler.resolved["metric"] = m;
+  }
+  if (sn == "recipe") {
+    const Eigen::Index d = dim;
+    const Eigen::Index n = c.sampler.augment == recipe::Augment::none ? d : c.sampler.augment == recipe::Augment::momentum ? 2 * d : 2 * d + 1;
+    auto square = [&](const json& j, const char* key) {
+      const Eigen::MatrixXd m = as_matrix(j, std::string("/sampler/") + key);
+      if (m.rows() != n || m.cols() != n)
+        fail(std::string("/sampler/") + key, fmt::format("expected an {0}×{0} matrix over z (augment {1}, dim {2}), got {3}×{4}", n,
+                                                         c.sampler.resolved["augment"].get<std::string>(), d, m.rows(), m.cols()));
+      return m;
+    };
+    c.D = square(c.sampler.D, "D");
+    c.Q = square(c.sampler.Q, "Q");
+    if (!c.sampler.noise_matrix.is_null()) c.noise_matrix = square(c.sampler.noise_matrix, "noise_estimate");
+    if (!(c.Q + c.Q.transpose()).isZero(1e-12)) fail("/sampler/Q", "expected a skew-symmetric matrix (Q = -Qᵀ)");
+    Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> es(0.5 * (c.D + c.D.transpose()));
+    if (!(c.D - c.D.transpose()).isZero(1e-12) || es.eigenvalues().minCoeff() < -1e-12)
+      fail("/sampler/D", fmt::format("expected a symmetric positive semidefinite matrix (smallest eigenvalue {:.3g})", es.eigenvalues().minCoeff()));
+  }
   if (c.sampler.empirical_fisher && !c.target.supports_noise_estimate())
     fail("/sampler/noise_estimate", fmt::format("empirical_fisher needs a minibatch target with per-example gradients; "
                                                 "target '{}' has none (give a number instead)", c.target.resolved["name"].get<std::string>()));

@@ -8,6 +8,9 @@
 #include <sgmcmc/modules/run/any_chain.hpp>
 #include <sgmcmc/modules/run/config.hpp>
 #include <sgmcmc/samplers/hmc.hpp>
+#include <sgmcmc/samplers/recipe.hpp>
+#include <sgmcmc/samplers/sgrhmc.hpp>
+#include <sgmcmc/samplers/sgrld.hpp>
 #include <sgmcmc/samplers/scir.hpp>
 #include <sgmcmc/samplers/sghmc.hpp>
 #include <sgmcmc/samplers/sgld.hpp>
@@ -38,6 +41,21 @@ inline std::unique_ptr<AnyChain> make_chain(const RunConfig& c, std::uint32_t in
           return chain_of(hmc::Sampler<M>{m, s.step_size, s.leapfrog_steps, hmc::Gradient::exact, true}, c.target, x0, rng);
         if (s.name == "naive_sghmc")
           return chain_of(hmc::Sampler<M>{m, s.step_size, s.leapfrog_steps, hmc::Gradient::stochastic, s.mh}, c.target, x0, rng);
+        if (s.name == "sgrld" && c.manifold.kind == "simplex") return chain_of(sgrld::ExpandedMean{s.step_size}, c.target, x0, rng);
+        if constexpr (std::same_as<M, Euclidean>) {
+          if (s.name == "sgrld")
+            return chain_of(sgrld::Sampler<AnyMetric>{c.metric, s.step_size, s.noise_estimate, s.noise_policy}, c.target, x0, rng);
+          if (s.name == "sgrhmc" || s.name == "naive_sgrhmc")
+            return chain_of(sgrhmc::Sampler<AnyMetric>{c.metric, s.step_size,
+                                                       s.name == "sgrhmc" ? sgrhmc::Variant::generalized : sgrhmc::Variant::naive,
+                                                       s.noise_estimate, s.recipe_scheme, s.noise_policy},
+                            c.target, x0, rng);
+          if (s.name == "recipe") {
+            recipe::Sampler<recipe::Constant> r{{c.D, c.Q}, s.augment, s.step_size, c.noise_matrix, s.noise_policy, s.recipe_scheme,
+                                               s.thermostat_a};
+            return chain_of(std::move(r), c.target, x0, rng);
+          }
+        }
         if (s.name == "scir") return chain_of(scir::Sampler{m.ambient_size(), s.step_size}, c.target, x0, rng);
         throw Error("/sampler/name: no chain builder for sampler '" + s.name + "'");
       },

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include <sgmcmc/modules/run/fields.hpp>
+#include <sgmcmc/samplers/recipe.hpp>
 #include <sgmcmc/modules/schedule/step_size.hpp>
 #include <sgmcmc/modules/splitting/scheme.hpp>
 #include <sgmcmc/samplers/sghmc.hpp>
@@ -21,6 +22,14 @@ struct SamplerSpec {
   double diffusion = 1.0;
   int leapfrog_steps = 10;
   bool mh = true;
+  // Riemannian samplers and the generic recipe (parsed here; the metric needs the dimension, so it is
+  // kept as JSON and parsed with the manifold in config.hpp).
+  json metric;
+  recipe::Scheme recipe_scheme = recipe::Scheme::euler;
+  recipe::NoisePolicy noise_policy = recipe::NoisePolicy::error;
+  recipe::Augment augment = recipe::Augment::none;
+  json D, Q, noise_matrix;
+  double thermostat_a = 1.0;
   json resolved;  ///< the section with every default filled in, for the run record
 };
 
@@ -141,12 +150,41 @@ inline SamplerSpec parse_sampler(const json& j, const std::string& path = "/samp
     out["mh"] = s.mh;
   } else if (s.name == "scir") {
     step();
+  } else if (s.name == "sgrld" || s.name == "sgrhmc" || s.name == "naive_sgrhmc" || s.name == "recipe") {
+    step();
+    const std::string policy = f.string("noise_policy", "error");
+    if (policy == "clip") s.noise_policy = recipe::NoisePolicy::clip;
+    else if (policy != "error") fail(f.at("noise_policy"), fmt::format("expected \"error\" or \"clip\", got \"{}\"", policy));
+    out["noise_policy"] = policy;
+    if (s.name != "sgrld") {
+      const std::string sch = f.string("scheme", "euler");
+      if (sch == "semi_implicit") s.recipe_scheme = recipe::Scheme::semi_implicit;
+      else if (sch != "euler") fail(f.at("scheme"), fmt::format("expected \"euler\" or \"semi_implicit\", got \"{}\"", sch));
+      out["scheme"] = sch;
+    }
+    if (s.name == "recipe") {
+      const std::string aug = f.string("augment", "none");
+      if (aug == "momentum") s.augment = recipe::Augment::momentum;
+      else if (aug == "thermostat") s.augment = recipe::Augment::thermostat;
+      else if (aug != "none") fail(f.at("augment"), fmt::format("expected none, momentum or thermostat, got \"{}\"", aug));
+      out["augment"] = aug;
+      s.D = f.get("D");
+      s.Q = f.get("Q");
+      out["D"] = s.D;
+      out["Q"] = s.Q;
+      if (const json* b = f.find("noise_estimate")) s.noise_matrix = *b, out["noise_estimate"] = *b;
+      s.thermostat_a = f.number("thermostat_a", 1.0, Range::positive);
+      out["thermostat_a"] = s.thermostat_a;
+    } else {
+      noise();
+      s.metric = f.has("metric") ? f.get("metric") : json{{"name", "level_set"}};
+    }
   } else if (s.name == "hmc") {
     step();
     s.leapfrog_steps = static_cast<int>(f.count("leapfrog_steps", 10, 1));
     out["leapfrog_steps"] = s.leapfrog_steps;
   } else {
-    fail(f.at("name"), fmt::format("unknown sampler '{}' (known: sgld, sghmc, sggmc, sgnht, gsgnht, naive_sghmc, hmc, gmc, scir)", given));
+    fail(f.at("name"), fmt::format("unknown sampler '{}' (known: sgld, sghmc, sggmc, sgnht, gsgnht, naive_sghmc, hmc, gmc, scir, sgrld, sgrhmc, naive_sgrhmc, recipe)", given));
   }
   f.finish();
   s.resolved = out;

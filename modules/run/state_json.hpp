@@ -7,7 +7,10 @@
 #include <sgmcmc/modules/run/fields.hpp>
 #include <sgmcmc/modules/splitting/phase_state.hpp>
 #include <sgmcmc/samplers/hmc.hpp>
+#include <sgmcmc/samplers/recipe.hpp>
 #include <sgmcmc/samplers/scir.hpp>
+#include <sgmcmc/samplers/sgrhmc.hpp>
+#include <sgmcmc/samplers/sgrld.hpp>
 #include <sgmcmc/samplers/sgld.hpp>
 
 namespace sgmcmc::run {
@@ -55,6 +58,51 @@ inline void restore_state(scir::State& s, const json& j, const std::string& path
   if (!(s.theta.array() > 0).all()) fail(f.at("theta"), "expected positive entries");
   s.x = s.theta / s.theta.sum();
   s.gradient_evals = as_count(f.get("gradient_evals"), f.at("gradient_evals"), 0);
+  f.finish();
+}
+
+inline json state_json(const recipe::State& s) {
+  return {{"z", vector_json(s.z)}, {"gradient_evals", s.gradient_evals}, {"clipped", s.clipped}};
+}
+inline void restore_state(recipe::State& s, const json& j, const std::string& path) {
+  Fields f(j, path);
+  s.z = as_vector(f.get("z"), f.at("z"), s.z.size());
+  s.x = s.z.head(s.x.size());
+  s.gradient_evals = as_count(f.get("gradient_evals"), f.at("gradient_evals"), 0);
+  s.clipped = as_count(f.get("clipped"), f.at("clipped"), 0);
+  f.finish();
+}
+inline json state_json(const sgrhmc::State& s) {
+  return {{"x", vector_json(s.x)}, {"r", vector_json(s.r)}, {"gradient_evals", s.gradient_evals}, {"clipped", s.clipped}};
+}
+inline void restore_state(sgrhmc::State& s, const json& j, const std::string& path) {
+  Fields f(j, path);
+  s.x = as_vector(f.get("x"), f.at("x"), s.x.size());
+  s.r = as_vector(f.get("r"), f.at("r"), s.r.size());
+  s.gradient_evals = as_count(f.get("gradient_evals"), f.at("gradient_evals"), 0);
+  s.clipped = as_count(f.get("clipped"), f.at("clipped"), 0);
+  f.finish();
+}
+inline json state_json(const sgrld::State& s) {
+  return {{"x", vector_json(s.x)}, {"gradient_evals", s.gradient_evals}, {"clipped", s.clipped}};
+}
+inline void restore_state(sgrld::State& s, const json& j, const std::string& path) {
+  Fields f(j, path);
+  s.x = as_vector(f.get("x"), f.at("x"), s.x.size());
+  s.gradient_evals = as_count(f.get("gradient_evals"), f.at("gradient_evals"), 0);
+  s.clipped = as_count(f.get("clipped"), f.at("clipped"), 0);
+  f.finish();
+}
+inline json state_json(const sgrld::ExpandedState& s) {
+  return {{"theta", vector_json(s.theta)}, {"gradient_evals", s.gradient_evals}, {"reflections", s.reflections}};
+}
+inline void restore_state(sgrld::ExpandedState& s, const json& j, const std::string& path) {
+  Fields f(j, path);
+  s.theta = as_vector(f.get("theta"), f.at("theta"), s.theta.size());
+  if (!(s.theta.array() > 0).all()) fail(f.at("theta"), "expected positive entries");
+  s.x = s.theta / s.theta.sum();
+  s.gradient_evals = as_count(f.get("gradient_evals"), f.at("gradient_evals"), 0);
+  s.reflections = as_count(f.get("reflections"), f.at("reflections"), 0);
   f.finish();
 }
 

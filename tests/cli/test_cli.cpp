@@ -329,3 +329,64 @@ TEST_CASE("a stochastic-gradient sampler on a singular Dirichlet target is refus
               {"target", {{"name", "dirichlet"}, {"alpha", {1, 1, 1}}}}, {"steps", 10}};
   CHECK(sgmcmc(fmt::format("run -q '{}'", write_config("diruniform.json", cfg).string())).code == 0);
 }
+
+TEST_CASE("the complete recipe and the Riemannian samplers from configs: exact resume, clear errors") {
+  // Catches: recipe/sgrld/sgrhmc state left out of the record; a D/Q/metric that is not validated.
+  const json cases[] = {
+      {{"sampler", {{"name", "recipe"}, {"step_size", 0.05}, {"augment", "momentum"}, {"D", {{0, 0}, {0, 1}}}, {"Q", {{0, -1}, {1, 0}}}}},
+       {"target", {{"name", "double_well"}}}},
+      {{"sampler", {{"name", "recipe"}, {"step_size", 0.05}, {"augment", "thermostat"}, {"D", {{0, 0, 0}, {0, 1, 0}, {0, 0, 0}}},
+                    {"Q", {{0, -1, 0}, {1, 0, 0}, {0, 0, 0}}}, {"scheme", "semi_implicit"}}},
+       {"target", {{"name", "double_well"}}}},
+      {{"sampler", {{"name", "sgrhmc"}, {"step_size", 0.01}, {"metric", {{"name", "level_set"}, {"scale", 1.5}, {"offset", 1.5}}}}},
+       {"target", {{"name", "double_well"}}}},
+      {{"sampler", {{"name", "naive_sgrhmc"}, {"step_size", 0.01}, {"metric", {{"name", "diagonal"}, {"inverse", {2.0}}}}}},
+       {"target", {{"name", "double_well"}}}},
+      {{"sampler", {{"name", "sgrld"}, {"step_size", 0.01}, {"metric", {{"name", "dense"}, {"inverse", {{1.0, 0.2}, {0.2, 1.0}}}}}}},
+       {"target", {{"name", "banana"}}}},
+      {{"sampler", {{"name", "sgrld"}, {"step_size", 0.01}}}, {"manifold", {{"name", "simplex"}, {"n", 3}}},
+       {"target", {{"name", "dirichlet"}, {"alpha", {0.5, 1, 2}}}}},
+  };
+  int k = 0;
+  for (json c : cases) {
+    CAPTURE(c.dump());
+    c["steps"] = 400, c["burn_in"] = 50, c["thin"] = 3, c["chains"] = 2, c["seed"] = 5;
+    json whole = c;
+    whole["steps"] = 800;
+    const auto half_out = scratch() / fmt::format("rhalf{}.json", k), whole_out = scratch() / fmt::format("rwhole{}.json", k);
+    const auto resumed = scratch() / fmt::format("rres{}.json", k);
+    REQUIRE(sgmcmc(fmt::format("run -q '{}' -o '{}'", write_config("rc.json", c).string(), half_out.string())).code == 0);
+    REQUIRE(sgmcmc(fmt::format("run -q '{}' -o '{}'", write_config("rw.json", whole).string(), whole_out.string())).code == 0);
+    REQUIRE(sgmcmc(fmt::format("resume -q '{}' --steps 400 -o '{}'", half_out.string(), resumed.string())).code == 0);
+    CHECK(read(whole_out)["chains"] == read(resumed)["chains"]);
+    ++k;
+  }
+  struct Bad {
+    json sampler;
+    std::string message;
+  };
+  const Bad bad[] = {
+      {{{"name", "recipe"}, {"step_size", 0.05}, {"augment", "momentum"}, {"D", {{0, 0}, {0, -1}}}, {"Q", {{0, -1}, {1, 0}}}},
+       "/sampler/D: expected a symmetric positive semidefinite matrix"},
+      {{{"name", "recipe"}, {"step_size", 0.05}, {"augment", "momentum"}, {"D", {{0, 0}, {0, 1}}}, {"Q", {{0, 1}, {1, 0}}}},
+       "/sampler/Q: expected a skew-symmetric matrix"},
+      {{{"name", "recipe"}, {"step_size", 0.05}, {"D", {{1, 0}, {0, 1}}}, {"Q", {{0, -1}, {1, 0}}}}, "/sampler/D: expected an 1×1 matrix"},
+      {{{"name", "sgrhmc"}, {"step_size", 0.01}, {"metric", {{"name", "riemann"}}}}, "/sampler/metric/name: unknown metric 'riemann'"},
+      {{{"name", "sgrhmc"}, {"step_size", 0.01}, {"metric", {{"name", "diagonal"}, {"inverse", {-1.0}}}}}, "/sampler/metric/inverse: expected positive entries"},
+  };
+  for (const Bad& b : bad) {
+    CAPTURE(b.message);
+    const json cfg = {{"sampler", b.sampler}, {"target", {{"name", "double_well"}}}, {"steps", 10}};
+    const Result r = sgmcmc(fmt::format("run -q '{}'", write_config("rbad.json", cfg).string()));
+    CHECK(r.code == 1);
+    CHECK(r.err.find(b.message) != std::string::npos);
+  }
+  // The level-set metric vanishes where U + offset = 0: a clear error, not a NaN run (DESIGN.md §4.1).
+  // U is the normalised double well (min U = -1 + log Z = 0.68), so offset 0.5 never vanishes; offset
+  // -1 does, at θ² = 1 - sqrt(1 - (log Z - 1)): start there.
+  const json vanishing = {{"sampler", {{"name", "sgrhmc"}, {"step_size", 0.01}, {"metric", {{"name", "level_set"}, {"offset", -1.0}}}}},
+                          {"target", {{"name", "double_well"}}}, {"init", {0.6590045904980759}}, {"steps", 10}};
+  const Result r = sgmcmc(fmt::format("run -q '{}' -o '{}'", write_config("rvan.json", vanishing).string(), (scratch() / "rvan.run.json").string()));
+  CHECK(r.code != 0);
+  CHECK(r.err.find("metric.offset") != std::string::npos);
+}
