@@ -1,0 +1,140 @@
+#pragma once
+// The Bayesian neural network of the SGHMC paper §4.2 / App. H.1: d–H–K (784–100–10 for MNIST-shaped
+// data), sigmoid hidden layer, softmax output, Gaussian priors N(0, 1/λ_l) on each layer's weights and
+// biases with Gamma(1, 1) hyperpriors on λ_1, λ_2, resampled by a Gibbs step (`gibbs`) every 100 steps.
+// θ = [vec(W1) (d×H), b1 (H), vec(W2) (H×K), b2 (K)]. The batch gradient is hand-written backprop with
+// Eigen matrix products (add_batch_gradient, picked up by models::Minibatch):
+//   A = W1ᵀX + b1, Z = σ(A), O = W2ᵀZ + b2, P = softmax(O); δO = P − Y; ∇W2 = Z δOᵀ; δA = (W2 δO)⊙Z⊙(1−Z);
+//   ∇W1 = X δAᵀ.
+// The data are shared (shared_ptr<const Dataset<float>>); the batch is gathered into a scratch matrix.
+#include <cmath>
+#include <memory>
+#include <vector>
+
+#include <Eigen/Core>
+
+#include <sgmcmc/models/data/dataset.hpp>
+#include <sgmcmc/models/minibatch.hpp>
+#include <sgmcmc/modules/random/distributions.hpp>
+
+namespace sgmcmc::models {
+
+struct BnnPrecisions {
+  double layer1 = 1, layer2 = 1;
+};
+
+struct Bnn {
+  std::shared_ptr<const data::Dataset<float>> data;
+  Eigen::Index hidden = 100;
+  Eigen::Index classes = 10;
+  std::shared_ptr<BnnPrecisions> precisions = std::make_shared<BnnPrecisions>();
+
+  struct Scratch {
+    Eigen::MatrixXd x, a, o;
+    std::vector<std::size_t> one;
+  };
+  mutable Scratch s;  ///< per potential copy (one chain); reused, so a step allocates nothing after the first
+
+  Eigen::Index in() const { return data->dim(); }
+  Eigen::Index layer1_size() const { return in() * hidden + hidden; }
+  Eigen::Index dim() const { return layer1_size() + hidden * classes + classes; }
+  std::size_t size() const { return data->size(); }
+
+  void add_prior_gradient(const Eigen::VectorXd& th, Eigen::VectorXd& g) const {
+    g.head(layer1_size()).noalias() += precisions->layer1 * th.head(layer1_size());
+    g.tail(dim() - layer1_size()).noalias() += precisions->layer2 * th.tail(dim() - layer1_size());
+  }
+  double prior_value(const Eigen::VectorXd& th) const {
+    return 0.5 * (precisions->layer1 * th.head(layer1_size()).squaredNorm() +
+                  precisions->layer2 * th.tail(dim() - layer1_size()).squaredNorm());
+  }
+
+  /// Class probabilities (K × n) for the feature columns X (d × n), into `p`.
+  template <class X>
+  void forward(const Eigen::VectorXd& th, const X& x, Eigen::MatrixXd& a, Eigen::MatrixXd& p) const {
+    const Eigen::Index d = in(), H = hidden, K = classes;
+    const Eigen::Map<const Eigen::MatrixXd> W1(th.data(), d, H), W2(th.data() + layer1_size(), H, K);
+    const auto b1 = th.segment(d * H, H);
+    const auto b2 = th.segment(layer1_size() + H * K, K);
+    a.noalias() = W1.transpose() * x;
+    a.colwise() += b1;
+    a = (1.0 + (-a.array()).exp()).inverse();  // Z = σ(A), in place
+    p.noalias() = W2.transpose() * a;
+    p.colwise() += b2;
+    for (Eigen::Index c = 0; c < p.cols(); ++c) {  // column-wise softmax, max-shifted
+      const double m = p.col(c).maxCoeff();
+      p.col(c) = (p.col(c).array() - m).exp();
+      p.col(c) /= p.col(c).sum();
+    }
+  }
+
+  void add_batch_gradient(const Eigen::VectorXd& th, const std::vector<std::size_t>& idx, Eigen::VectorXd& g, double scale) const {
+    const Eigen::Index d = in(), H = hidden, K = classes, n = static_cast<Eigen::Index>(idx.size());
+    s.x.resize(d, n);
+    for (Eigen::Index c = 0; c < n; ++c) s.x.col(c) = data->x.col(static_cast<Eigen::Index>(idx[static_cast<std::size_t>(c)])).cast<double>();
+    forward(th, s.x, s.a, s.o);
+    for (Eigen::Index c = 0; c < n; ++c) s.o(data->y[static_cast<Eigen::Index>(idx[static_cast<std::size_t>(c)])], c) -= 1.0;  // δO = P − Y
+    s.o *= scale;
+    const Eigen::Map<const Eigen::MatrixXd> W2(th.data() + layer1_size(), H, K);
+    Eigen::Map<Eigen::MatrixXd> gW1(g.data(), d, H), gW2(g.data() + layer1_size(), H, K);
+    gW2.noalias() += s.a * s.o.transpose();
+    g.segment(layer1_size() + H * K, K) += s.o.rowwise().sum();
+    // δA = (W2 δO) ⊙ Z ⊙ (1 − Z), reusing the hidden buffer once ∇W2 is done.
+    Eigen::MatrixXd& z = s.a;
+    const Eigen::MatrixXd dz = W2 * s.o;  // H × n
+    z.array() = dz.array() * z.array() * (1.0 - z.array());
+    gW1.noalias() += s.x * z.transpose();
+    g.segment(d * H, H) += z.rowwise().sum();
+  }
+  void add_example_gradient(const Eigen::VectorXd& th, std::size_t i, Eigen::VectorXd& g, double scale) const {
+    s.one.assign(1, i);
+    add_batch_gradient(th, s.one, g, scale);
+  }
+  double example_value(const Eigen::VectorXd& th, std::size_t i) const {
+    const Eigen::MatrixXd x = data->x.col(static_cast<Eigen::Index>(i)).cast<double>();
+    Eigen::MatrixXd a, p;
+    forward(th, x, a, p);
+    return -std::log(p(data->y[static_cast<Eigen::Index>(i)], 0));
+  }
+
+  /// λ_l | θ ~ Gamma(1 + n_l/2, rate 1 + ‖θ_l‖²/2) for each layer (weights and biases together).
+  template <class R>
+  void gibbs(const Eigen::VectorXd& th, R& rng) const {
+    const Eigen::Index n1 = layer1_size(), n2 = dim() - n1;
+    precisions->layer1 = random::gamma(rng, 1.0 + 0.5 * double(n1)) / (1.0 + 0.5 * th.head(n1).squaredNorm());
+    precisions->layer2 = random::gamma(rng, 1.0 + 0.5 * double(n2)) / (1.0 + 0.5 * th.tail(n2).squaredNorm());
+  }
+
+  /// Weights N(0, init_sd²), biases 0.
+  template <class R>
+  Eigen::VectorXd initial_point(R& rng, double init_sd = 0.01) const {
+    Eigen::VectorXd th(dim());
+    rng.normals(th);
+    th *= init_sd;
+    th.segment(in() * hidden, hidden).setZero();
+    th.tail(classes).setZero();
+    return th;
+  }
+
+  /// Class probabilities averaged into `acc` (K × N, running mean over `count` earlier draws).
+  template <class S>
+  double error_rate(const Eigen::VectorXd& th, const data::Dataset<S>& test, Eigen::MatrixXd* acc = nullptr, double count = 0) const {
+    Eigen::MatrixXd a, p;
+    forward(th, test.x.template cast<double>(), a, p);
+    if (acc) {
+      if (count == 0) *acc = p;
+      else *acc += (p - *acc) / (count + 1);
+    }
+    const Eigen::MatrixXd& q = acc ? *acc : p;
+    std::size_t wrong = 0;
+    for (Eigen::Index c = 0; c < q.cols(); ++c) {
+      Eigen::Index k;
+      q.col(c).maxCoeff(&k);
+      wrong += k != test.y[c];
+    }
+    return double(wrong) / double(q.cols());
+  }
+};
+static_assert(BatchDataModel<Bnn>);
+
+}  // namespace sgmcmc::models

@@ -1,0 +1,37 @@
+// The Bayesian neural net (models/bnn.hpp): hand-written backprop against finite differences.
+#include <doctest/doctest.h>
+
+#include <memory>
+
+#include <sgmcmc/models/bnn.hpp>
+
+using namespace sgmcmc;
+using Eigen::VectorXd;
+
+TEST_CASE("BNN: the batch gradient (backprop) is the derivative of the value") {
+  // Catches: a transposed weight matrix, a missing σ' factor, softmax minus the wrong one-hot row.
+  data::Dataset<float> d;
+  d.x = Eigen::MatrixXf::Random(5, 12);
+  d.y.resize(12);
+  for (int i = 0; i < 12; ++i) d.y[i] = i % 3;
+  models::Bnn m;
+  m.data = std::make_shared<const data::Dataset<float>>(d);
+  m.hidden = 4, m.classes = 3;
+  m.precisions = std::make_shared<models::BnnPrecisions>(models::BnnPrecisions{0.7, 1.3});
+  const auto pot = data::minibatch(m, 4, models::Sampling::without_replacement);
+  random::Stream rng(3, 0);
+  const VectorXd x = m.initial_point(rng, 0.8);
+  VectorXd g(m.dim());
+  pot.exact_gradient(x, g);
+  VectorXd gb = VectorXd::Zero(m.dim());
+  std::vector<std::size_t> all(12);
+  for (std::size_t i = 0; i < 12; ++i) all[i] = i;
+  m.add_prior_gradient(x, gb);
+  m.add_batch_gradient(x, all, gb, 1.0);
+  CHECK((g - gb).norm() < 1e-10 * g.norm());
+  for (Eigen::Index k = 0; k < m.dim(); ++k) {
+    VectorXd a = x, b = x;
+    a[k] += 1e-6, b[k] -= 1e-6;
+    CHECK(g[k] == doctest::Approx((pot.value(a) - pot.value(b)) / 2e-6).epsilon(1e-5));
+  }
+}
