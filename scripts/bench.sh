@@ -10,10 +10,10 @@ reps="${REPS:-5}"
 out="${OUT:-build-bench/results}"
 cmake -S . -B build-bench -DCMAKE_BUILD_TYPE=Release -DSGMCMC_BUILD_BENCH=ON -DSGMCMC_BUILD_TESTS=OFF \
       -DSGMCMC_BUILD_APPS=OFF > /dev/null
-cmake --build build-bench -j"$(nproc)" --target bench_sghmc_step bench_normals
+cmake --build build-bench -j"$(nproc)" --target bench_sghmc_step bench_normals bench_geodesic
 mkdir -p "$out"
 echo "machine: $(nproc) cores, $(lscpu | grep 'Model name' | sed 's/Model name: *//'); load: $(cut -d' ' -f1-3 /proc/loadavg)"
-for b in bench_normals bench_sghmc_step; do
+for b in bench_normals bench_sghmc_step bench_geodesic; do
   # Random interleaving runs the repetitions of all benchmarks in shuffled order, so a busy neighbour
   # slows the library, the hand loop and the floor alike instead of whichever ran at the wrong moment.
   ./build-bench/bench/"$b" --benchmark_repetitions="$reps" --benchmark_report_aggregates_only=true \
@@ -45,4 +45,19 @@ for which in ("median", "min"):
         extra = f"{flow + grad:10.3f}" if None not in (flow, grad) else f"{'':10s}"
         print(f"  {d:8d} {lib:9.3f} {hand:9.3f} {floor:9.3f} {lib / hand:9.3f} {lib / floor:10.2f}"
               f" {hand / floor:10.2f} {lib - hand:9.3f} {extra}")
+g = stat("bench_geodesic", "per_coord", "median")
+gs = stat("bench_geodesic", "per_step", "median")
+if g:
+    print("\nGeodesic (median ns per coordinate; issue #5 goal: sphere / euclidean <= 1.5 for n >= 1e3):")
+    print(f"  {'n':>8s} {'sphere':>8s} {'eucl.gauss':>10s} {'eucl.lin':>9s} {'sph/gauss':>9s} {'sph/lin':>8s} {'flow':>7s} {'project':>8s}")
+    for d in (10, 1000, 100000, 1000000):
+        sp, ga, li, fl, pr = (g.get(f"BM_{k}/{d}") for k in ("Sphere", "EuclideanGauss", "EuclideanLinear", "SphereFlow", "SphereProject"))
+        if None in (sp, ga, li):
+            continue
+        print(f"  {d:8d} {sp:8.3f} {ga:10.3f} {li:9.3f} {sp / ga:9.2f} {sp / li:8.2f} {fl or 0:7.3f} {pr or 0:8.3f}")
+    print(f"  {'Stiefel (n,p)':>14s} {'ns/step':>10s} {'ns/coord':>9s} {'flow ns/step':>13s}")
+    for n, p in ((10, 3), (100, 3), (1000, 3), (100, 10), (1000, 10), (100, 50)):
+        k = f"BM_Stiefel/{n}/{p}"
+        if k in g:
+            print(f"  {f'({n},{p})':>14s} {gs[k]:10.0f} {g[k]:9.2f} {gs.get(f'BM_StiefelFlow/{n}/{p}', 0):13.0f}")
 PY

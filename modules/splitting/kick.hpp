@@ -4,6 +4,7 @@
 // projection also removes any rounding drift of v off the tangent space.
 #include <algorithm>
 #include <cmath>
+#include <concepts>
 #include <string>
 
 #include <Eigen/Core>
@@ -12,6 +13,7 @@
 #include <sgmcmc/concepts/manifold.hpp>
 #include <sgmcmc/concepts/potential.hpp>
 #include <sgmcmc/modules/error.hpp>
+#include <sgmcmc/modules/random/stream.hpp>
 #include <sgmcmc/modules/splitting/phase_state.hpp>
 
 namespace sgmcmc::splitting {
@@ -30,8 +32,23 @@ template <Manifold M, class P, class R>
 void kick(const M& manifold, PhaseState& s, const P& potential, double t, double sd, R& rng) {
   potential.gradient(s.x, s.gradient, rng);
   ++s.gradient_evals;
-  rng.normals(s.noise);
-  s.v.noalias() += sd * s.noise - t * s.gradient;
+  if constexpr (std::same_as<R, random::Stream>) {
+    // A Stream's chunked fills are its whole fill to the bit (modules/random/stream.hpp), so the noise
+    // is drawn 1024 values at a time and used while still in L1: one sweep fewer over memory.
+    const Eigen::Index n = s.v.size();
+    constexpr Eigen::Index chunk = 1024;
+    for (Eigen::Index i0 = 0; i0 < n; i0 += chunk) {
+      const Eigen::Index len = std::min(chunk, n - i0);
+      rng.normals(s.noise.data() + i0, len);
+      double* __restrict v = s.v.data() + i0;
+      const double* __restrict g = s.gradient.data() + i0;
+      const double* __restrict z = s.noise.data() + i0;
+      for (Eigen::Index i = 0; i < len; ++i) v[i] += sd * z[i] - t * g[i];
+    }
+  } else {
+    rng.normals(s.noise);
+    s.v.noalias() += sd * s.noise - t * s.gradient;
+  }
   manifold.project(s.x, s.v);
 }
 
