@@ -7,8 +7,12 @@
 //   A = W1ᵀX + b1, Z = σ(A), O = W2ᵀZ + b2, P = softmax(O); δO = P − Y; ∇W2 = Z δOᵀ; δA = (W2 δO)⊙Z⊙(1−Z);
 //   ∇W1 = X δAᵀ.
 // The data are shared (shared_ptr<const Dataset<float>>); the batch is gathered into a scratch matrix.
+// Optional threading (`chunks`, `threads`): fixed parts of the batch on std::jthreads, summed in part
+// order, so a run gives the same bits on 1 or 2 threads.
 #include <cmath>
+#include <algorithm>
 #include <memory>
+#include <thread>
 #include <vector>
 
 #include <Eigen/Core>
@@ -29,8 +33,19 @@ struct Bnn {
   Eigen::Index classes = 10;
   std::shared_ptr<BnnPrecisions> precisions = std::make_shared<BnnPrecisions>();
 
+  /// Threading of the batch gradient: the batch is cut into `chunks` fixed contiguous parts; each
+  /// part's gradient goes into its own buffer and the buffers are added to g in part order, so the
+  /// result depends on `chunks` only, never on `threads` (the threads that compute the parts, parts
+  /// c ≡ w mod threads on thread w). chunks = 1: one part, added straight into g.
+  int chunks = 1;
+  int threads = 1;
+
+  struct Part {
+    Eigen::MatrixXd x, a, o, dz;
+    Eigen::VectorXd g;
+  };
   struct Scratch {
-    Eigen::MatrixXd x, a, o;
+    std::vector<Part> parts;
     std::vector<std::size_t> one;
   };
   mutable Scratch s;  ///< per potential copy (one chain); reused, so a step allocates nothing after the first
@@ -69,22 +84,47 @@ struct Bnn {
   }
 
   void add_batch_gradient(const Eigen::VectorXd& th, const std::vector<std::size_t>& idx, Eigen::VectorXd& g, double scale) const {
-    const Eigen::Index d = in(), H = hidden, K = classes, n = static_cast<Eigen::Index>(idx.size());
-    s.x.resize(d, n);
-    for (Eigen::Index c = 0; c < n; ++c) s.x.col(c) = data->x.col(static_cast<Eigen::Index>(idx[static_cast<std::size_t>(c)])).cast<double>();
-    forward(th, s.x, s.a, s.o);
-    for (Eigen::Index c = 0; c < n; ++c) s.o(data->y[static_cast<Eigen::Index>(idx[static_cast<std::size_t>(c)])], c) -= 1.0;  // δO = P − Y
-    s.o *= scale;
+    const auto n = idx.size();
+    const auto k = static_cast<std::size_t>(std::max(1, chunks));
+    if (s.parts.size() < k) s.parts.resize(k);
+    if (k == 1) {
+      add_part_gradient(th, idx, 0, n, s.parts[0], g, scale);
+      return;
+    }
+    auto run = [&](std::size_t w, std::size_t stride) {
+      for (std::size_t c = w; c < k; c += stride) {
+        Part& p = s.parts[c];
+        p.g.setZero(g.size());
+        add_part_gradient(th, idx, c * n / k, (c + 1) * n / k, p, p.g, scale);
+      }
+    };
+    const auto t = std::min(k, static_cast<std::size_t>(std::max(1, threads)));
+    {
+      std::vector<std::jthread> workers;
+      for (std::size_t w = 1; w < t; ++w) workers.emplace_back(run, w, t);
+      run(0, t);
+    }  // joined here
+    for (std::size_t c = 0; c < k; ++c) g += s.parts[c].g;  // fixed order: independent of `threads`
+  }
+  /// g += scale · Σ_{i ∈ idx[begin, end)} ∇(-log p(y_i | x_i, θ)), by backprop on the part's scratch.
+  void add_part_gradient(const Eigen::VectorXd& th, const std::vector<std::size_t>& idx, std::size_t begin, std::size_t end,
+                         Part& p, Eigen::VectorXd& g, double scale) const {
+    const Eigen::Index d = in(), H = hidden, K = classes, n = static_cast<Eigen::Index>(end - begin);
+    p.x.resize(d, n);
+    for (Eigen::Index c = 0; c < n; ++c)
+      p.x.col(c) = data->x.col(static_cast<Eigen::Index>(idx[begin + static_cast<std::size_t>(c)])).cast<double>();
+    forward(th, p.x, p.a, p.o);
+    for (Eigen::Index c = 0; c < n; ++c) p.o(data->y[static_cast<Eigen::Index>(idx[begin + static_cast<std::size_t>(c)])], c) -= 1.0;  // δO = P − Y
+    p.o *= scale;
     const Eigen::Map<const Eigen::MatrixXd> W2(th.data() + layer1_size(), H, K);
     Eigen::Map<Eigen::MatrixXd> gW1(g.data(), d, H), gW2(g.data() + layer1_size(), H, K);
-    gW2.noalias() += s.a * s.o.transpose();
-    g.segment(layer1_size() + H * K, K) += s.o.rowwise().sum();
-    // δA = (W2 δO) ⊙ Z ⊙ (1 − Z), reusing the hidden buffer once ∇W2 is done.
-    Eigen::MatrixXd& z = s.a;
-    const Eigen::MatrixXd dz = W2 * s.o;  // H × n
-    z.array() = dz.array() * z.array() * (1.0 - z.array());
-    gW1.noalias() += s.x * z.transpose();
-    g.segment(d * H, H) += z.rowwise().sum();
+    gW2.noalias() += p.a * p.o.transpose();
+    g.segment(layer1_size() + H * K, K) += p.o.rowwise().sum();
+    // δA = (W2 δO) ⊙ Z ⊙ (1 − Z), into the hidden buffer once ∇W2 is done.
+    p.dz.noalias() = W2 * p.o;  // H × n
+    p.a.array() = p.dz.array() * p.a.array() * (1.0 - p.a.array());
+    gW1.noalias() += p.x * p.a.transpose();
+    g.segment(d * H, H) += p.a.rowwise().sum();
   }
   void add_example_gradient(const Eigen::VectorXd& th, std::size_t i, Eigen::VectorXd& g, double scale) const {
     s.one.assign(1, i);

@@ -35,3 +35,32 @@ TEST_CASE("BNN: the batch gradient (backprop) is the derivative of the value") {
     CHECK(g[k] == doctest::Approx((pot.value(a) - pot.value(b)) / 2e-6).epsilon(1e-5));
   }
 }
+
+TEST_CASE("BNN: the threaded batch gradient does not depend on the number of threads") {
+  // Catches: parts summed in thread-completion order (bits would change with `threads`), parts that
+  // overlap or miss examples at the cut points (the sum would differ from the one-part gradient),
+  // a data race on shared scratch (differences between repeated runs).
+  data::Dataset<float> d;
+  d.x = Eigen::MatrixXf::Random(7, 101);
+  d.y.resize(101);
+  for (int i = 0; i < 101; ++i) d.y[i] = i % 4;
+  models::Bnn m;
+  m.data = std::make_shared<const data::Dataset<float>>(d);
+  m.hidden = 6, m.classes = 4;
+  random::Stream rng(5, 0);
+  const VectorXd x = m.initial_point(rng, 0.5);
+  std::vector<std::size_t> idx(101);
+  for (std::size_t i = 0; i < 101; ++i) idx[i] = (i * 37) % 101;
+  auto grad = [&](int chunks, int threads) {
+    models::Bnn c = m;
+    c.chunks = chunks, c.threads = threads;
+    VectorXd g = VectorXd::Zero(m.dim());
+    c.add_batch_gradient(x, idx, g, 2.5);
+    c.add_batch_gradient(x, idx, g, 2.5);  // again on the reused scratch
+    return g;
+  };
+  const VectorXd one = grad(1, 1), t1 = grad(3, 1), t2 = grad(3, 2), t3 = grad(3, 3);
+  CHECK((t1 - one).norm() <= 1e-12 * one.norm());
+  CHECK(t1 == t2);
+  CHECK(t1 == t3);
+}
