@@ -10,10 +10,10 @@ reps="${REPS:-5}"
 out="${OUT:-build-bench/results}"
 cmake -S . -B build-bench -DCMAKE_BUILD_TYPE=Release -DSGMCMC_BUILD_BENCH=ON -DSGMCMC_BUILD_TESTS=OFF \
       -DSGMCMC_BUILD_APPS=OFF > /dev/null
-cmake --build build-bench -j"$(nproc)" --target bench_sghmc_step bench_normals bench_geodesic
+cmake --build build-bench -j"$(nproc)" --target bench_sghmc_step bench_normals bench_geodesic bench_logistic
 mkdir -p "$out"
 echo "machine: $(nproc) cores, $(lscpu | grep 'Model name' | sed 's/Model name: *//'); load: $(cut -d' ' -f1-3 /proc/loadavg)"
-for b in bench_normals bench_sghmc_step bench_geodesic; do
+for b in bench_normals bench_sghmc_step bench_geodesic bench_logistic; do
   # Random interleaving runs the repetitions of all benchmarks in shuffled order, so a busy neighbour
   # slows the library, the hand loop and the floor alike instead of whichever ran at the wrong moment.
   ./build-bench/bench/"$b" --benchmark_repetitions="$reps" --benchmark_report_aggregates_only=true \
@@ -60,4 +60,12 @@ if g:
         k = f"BM_Stiefel/{n}/{p}"
         if k in g:
             print(f"  {f'({n},{p})':>14s} {gs[k]:10.0f} {g[k]:9.2f} {gs.get(f'BM_StiefelFlow/{n}/{p}', 0):13.0f}")
+rows = json.load(open(f"{out}/bench_logistic.json"))["benchmarks"]
+lr = {r["run_name"]: (r["cpu_time"], r.get("same_bits")) for r in rows if r.get("aggregate_name") == "median"}
+if lr:
+    print("\nLogistic regression, d = 50, batch 100 (median CPU ms per 10^4 SGHMC steps; issue #4 goal: library / hand <= 1.1):")
+    for n in (100000, 1000000):
+        lib, hand = lr.get(f"BM_LogisticLibrary/{n}/iterations:5"), lr.get(f"BM_LogisticHand/{n}/iterations:5")
+        if lib and hand:
+            print(f"  N = {n:8d}: library {lib[0]:8.1f} ms  hand {hand[0]:8.1f} ms  library/hand {lib[0] / hand[0]:5.2f}  same bits {lib[1]:.0f}")
 PY
