@@ -13,9 +13,13 @@ for a in "$@"; do
 done
 "$root/scripts/deps.sh" python3-matplotlib zlib1g-dev
 ratings="$("$root/scripts/data.sh" movielens)"
+fashion="$("$root/scripts/data.sh" fashion-mnist)"
 build="${SGMCMC_REPRO_BUILD:-$root/build-reproduce}"
 cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release -DSGMCMC_BUILD_EXPERIMENTS=ON >/dev/null
-cmake --build "$build" --target bpmf_experiment -j2
+cmake --build "$build" --target bpmf_experiment bnn_experiment -j2
 mkdir -p "$out"
 "$build/experiments/real/bpmf_experiment" "$ratings" "$out/bpmf.json" "${quick[@]}"
+# BNN: 100 passes (≈ 20 min on 2 shared cores; --quick: 2 passes), then seconds per epoch on 1 vs 2 threads.
+"$build/experiments/real/bnn_experiment" "$fashion" "$out/bnn.json" --epochs 100 --threads 2 "${quick[@]}"
+"$build/experiments/real/bnn_experiment" "$fashion" "$out/bnn_threads.json" --time-epoch
 /usr/bin/python3 "$root/experiments/real/plot.py" "$out"

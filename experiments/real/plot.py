@@ -1,5 +1,6 @@
 #!/usr/bin/python3
-"""Plots the real-data experiments' JSON (Debian's python3-matplotlib): OUTDIR/bpmf.json -> bpmf.png."""
+"""Plots the real-data experiments' JSON (Debian's python3-matplotlib): OUTDIR/bpmf.json -> bpmf.png,
+OUTDIR/bnn.json -> bnn.png (test error against passes and against seconds)."""
 import json
 import os
 import sys
@@ -27,3 +28,19 @@ if os.path.exists(path):
     fig.tight_layout()
     fig.savefig(os.path.join(out, "bpmf.png"), dpi=110)
     print("wrote", os.path.join(out, "bpmf.png"))
+
+path = os.path.join(out, "bnn.json")
+if os.path.exists(path):
+    r = json.load(open(path))
+    fig, axes = plt.subplots(1, 2, figsize=(12, 4))
+    for key, ax, label in (("pass", axes[0], "passes over the training images"), ("seconds", axes[1], "seconds of sampling")):
+        for m in r["methods"]:
+            ax.plot([p[key] for p in m["curve"]], [p["error"] for p in m["curve"]], label=m["method"])
+        ax.set_ylim(0.08, 0.3)
+        ax.set_xlabel(label)
+        ax.set_ylabel("test error")
+        ax.set_title("BNN 784-100-10, Fashion-MNIST (batch 500)")
+        ax.legend()
+    fig.tight_layout()
+    fig.savefig(os.path.join(out, "bnn.png"), dpi=110)
+    print("wrote", os.path.join(out, "bnn.png"))
