@@ -75,6 +75,16 @@ struct Dynamics {
     }
   }
 
+  /// B(t1)·O(t)·B(t2) in one sweep (scalar friction): the exact frictions are scalings folded into
+  /// the kick. Returns false when it cannot fuse (diagonal friction, empirical Fisher).
+  template <class P, class R>
+  bool BOB(State& s, double t1, const P& potential, double t, double t2, R& rng) const {
+    if (friction.is_diagonal() || empirical_fisher) return false;
+    splitting::kick(manifold, s, potential, t, splitting::kick_sd(friction.scalar, noise_estimate, t), rng,
+                    std::exp(-friction.scalar * t1), std::exp(-friction.scalar * t2));
+    return true;
+  }
+
   void B_explicit(State& s, double t) const {
     if (friction.is_diagonal()) {
       s.v.array() *= 1.0 - t * friction.diagonal_view().array();

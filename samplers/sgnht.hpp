@@ -46,6 +46,14 @@ struct Dynamics {
   }
   void B(State& s, double t) const { s.v *= std::exp(-s.xi * t); }
   void B_explicit(State& s, double t) const { s.v *= 1.0 - s.xi * t; }
+  /// B(t1)·O(t)·B(t2) in one sweep: ξ does not change in O, so both dissipations are scalings.
+  template <class P, class R>
+  bool BOB(State& s, double t1, const P& potential, double t, double t2, R& rng) const {
+    if (empirical_fisher) return false;
+    splitting::kick(manifold, s, potential, t, splitting::kick_sd(diffusion, noise_estimate, t), rng, std::exp(-s.xi * t1),
+                    std::exp(-s.xi * t2));
+    return true;
+  }
 
   template <class P, class R>
   void O(State& s, const P& potential, double t, R& rng) const {

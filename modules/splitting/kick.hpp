@@ -29,7 +29,11 @@ inline double kick_sd(double c, double noise_estimate, double t) {
 }
 
 template <Manifold M, class P, class R>
-void kick(const M& manifold, PhaseState& s, const P& potential, double t, double sd, R& rng) {
+void kick(const M& manifold, PhaseState& s, const P& potential, double t, double sd, R& rng, double pre = 1.0,
+          double post = 1.0) {
+  // v <- post·Λ(pre·v + sd·ζ - t·g): `pre` and `post` fold exact friction sub-steps B on either side of
+  // the kick into its sweep (B·O·B in ABOBA). Λ is linear, so post·Λ(u) = Λ(post·u). With pre = post = 1
+  // the arithmetic is exactly the plain kick's (multiplying by 1 is exact).
   potential.gradient(s.x, s.gradient, rng);
   ++s.gradient_evals;
   if constexpr (std::same_as<R, random::Stream>) {
@@ -43,11 +47,11 @@ void kick(const M& manifold, PhaseState& s, const P& potential, double t, double
       double* __restrict v = s.v.data() + i0;
       const double* __restrict g = s.gradient.data() + i0;
       const double* __restrict z = s.noise.data() + i0;
-      for (Eigen::Index i = 0; i < len; ++i) v[i] += sd * z[i] - t * g[i];
+      for (Eigen::Index i = 0; i < len; ++i) v[i] = post * (pre * v[i] + (sd * z[i] - t * g[i]));
     }
   } else {
     rng.normals(s.noise);
-    s.v.noalias() += sd * s.noise - t * s.gradient;
+    s.v = post * (pre * s.v + (sd * s.noise - t * s.gradient));
   }
   manifold.project(s.x, s.v);
 }

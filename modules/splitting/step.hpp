@@ -1,6 +1,8 @@
 #pragma once
 // The one skeleton every split sampler runs: walk the scheme's stages, calling the dynamics' sub-steps.
 // Flat and geodesic samplers share it; the dynamics' manifold supplies the geometry.
+#include <cstddef>
+
 #include <sgmcmc/concepts/dynamics.hpp>
 
 namespace sgmcmc::splitting {
@@ -8,8 +10,18 @@ namespace sgmcmc::splitting {
 template <class D, class S, class P, class R>
   requires Dynamics<D> && Scheme<S>
 void step(const D& dyn, const S& scheme, typename D::State& state, const P& potential, double h, R& rng) {
-  for (const Stage& st : scheme.stages()) {
+  const auto stages = scheme.stages();
+  for (std::size_t i = 0; i < stages.size(); ++i) {
+    const Stage& st = stages[i];
     const double t = st.fraction * h;
+    // B·O·B (ABOBA's middle): a dynamics may fold the two exact dissipations into the kick's sweep.
+    if constexpr (requires { dyn.BOB(state, t, potential, t, t, rng); }) {
+      if (st.op == Op::B && i + 2 < stages.size() && stages[i + 1].op == Op::O && stages[i + 2].op == Op::B &&
+          dyn.BOB(state, t, potential, stages[i + 1].fraction * h, stages[i + 2].fraction * h, rng)) {
+        i += 2;
+        continue;
+      }
+    }
     switch (st.op) {
       case Op::A: dyn.A(state, t); break;
       case Op::B: dyn.B(state, t); break;
