@@ -283,10 +283,12 @@ struct Sam {
       pot.kappa1 = hyper.kappa1;
       pot.alpha = hyper.alpha;
       if (pot.g_theta.size() != K) pot.g_theta.resize(K);
-      // Start at the least-squares weights G⁻¹b, clipped into the simplex's interior (as the authors do).
-      Eigen::VectorXd t0 = ldlt.solve(b.col(static_cast<Eigen::Index>(j)));
-      t0 = t0.cwiseMax(1e-6);
-      t0 /= t0.sum();
+      // Start at the least-squares weights G⁻¹b clipped to the simplex, shrunk 10% toward its centre. The
+      // authors clip at 1e-6 (SAM_SGGMC.cpp InitTheta); with α > 1 the force (α−1)/θ_k ~ 1e6 there makes
+      // every GMC proposal of a usable step size fail the MH test, so the chain never leaves the face.
+      Eigen::VectorXd t0 = ldlt.solve(b.col(static_cast<Eigen::Index>(j))).cwiseMax(0.0);
+      if (!(t0.sum() > 0) || !t0.allFinite()) t0.setOnes();
+      t0 = 0.9 * t0 / t0.sum() + Eigen::VectorXd::Constant(K, 0.1 / static_cast<double>(K));
       random::Stream rng(key, static_cast<std::uint32_t>(j));
       auto& s = scratch.states[w];
       if (s.x.size() != K) s = gmc.init(t0, rng);
