@@ -11,7 +11,17 @@
 #include <sgmcmc/models/banana.hpp>
 #include <sgmcmc/models/double_well.hpp>
 #include <sgmcmc/models/gaussian.hpp>
+#include <sgmcmc/models/dirichlet.hpp>
 #include <sgmcmc/models/gradient_noise.hpp>
+#include <sgmcmc/models/linear.hpp>
+#include <sgmcmc/models/minibatch.hpp>
+#include <sgmcmc/models/uniform.hpp>
+#include <sgmcmc/models/vmf_mixture.hpp>
+#include <sgmcmc/models/vmf_mixture_posterior.hpp>
+#include <sgmcmc/manifolds/manifolds.hpp>
+#include <sgmcmc/samplers/hmc.hpp>
+#include <sgmcmc/samplers/scir.hpp>
+#include <sgmcmc/samplers/sgld.hpp>
 #include <sgmcmc/modules/random/stream.hpp>
 #include <sgmcmc/modules/splitting/scheme.hpp>
 #include <sgmcmc/samplers/sghmc.hpp>
@@ -65,7 +75,21 @@ static_assert(PotentialWithValue<models::Gaussian>);
 static_assert(PotentialWithValue<models::DoubleWell>);
 static_assert(PotentialWithValue<models::Banana>);
 static_assert(PotentialWithValue<models::WithGradientNoise<models::DoubleWell>>);
+static_assert(PotentialWithValue<models::Linear>);
+static_assert(PotentialWithValue<models::VmfMixture>);
+static_assert(PotentialWithValue<models::Dirichlet>);
+static_assert(PotentialWithValue<models::Uniform>);
+static_assert(models::DataModel<models::VmfMixturePosterior>);
+static_assert(PotentialWithValue<models::Minibatch<models::VmfMixturePosterior>>);
+static_assert(PotentialWithNoiseEstimate<models::Minibatch<models::VmfMixturePosterior>>);
+static_assert(!PotentialWithNoiseEstimate<models::Gaussian>);
+static_assert(SeparablePotential<models::Gaussian>);
+static_assert(!SeparablePotential<models::Banana>);
 static_assert(!Potential<PotentialWithoutRng>);
+
+static_assert(Manifold<Sphere> && Manifold<Simplex> && Manifold<Stiefel> && Manifold<DynamicProduct>);
+static_assert(Manifold<Product<Sphere, Sphere>> && Manifold<Power<Sphere>>);
+static_assert(Dynamics<sghmc::Dynamics<Sphere>> && Dynamics<sgnht::Dynamics<Stiefel>>);
 
 static_assert(Dynamics<sghmc::Dynamics<Euclidean>>);
 static_assert(Dynamics<sgnht::Dynamics<Euclidean>>);
