@@ -9,6 +9,8 @@
 
 #include <sgmcmc/concepts/potential.hpp>
 #include <sgmcmc/models/banana.hpp>
+#include <sgmcmc/models/bnn.hpp>
+#include <sgmcmc/models/bpmf.hpp>
 #include <sgmcmc/models/dirichlet.hpp>
 #include <sgmcmc/models/double_well.hpp>
 #include <sgmcmc/models/gaussian.hpp>
@@ -27,7 +29,8 @@ namespace sgmcmc::run {
 struct Target {
   using Model = std::variant<models::Gaussian, models::DoubleWell, models::Banana, models::Linear, models::VmfMixture,
                              models::Dirichlet, models::Uniform, models::Minibatch<models::VmfMixturePosterior>,
-                             models::Minibatch<models::LogisticRegression>>;
+                             models::Minibatch<models::LogisticRegression>, models::Minibatch<models::Bnn>,
+                             models::Minibatch<models::Bpmf>>;
   Model model;
   double grad_noise = 0.0;  ///< σ of additive N(0, σ²I) gradient noise
   json resolved;            ///< the section with defaults filled in
@@ -88,6 +91,24 @@ inline std::optional<Eigen::Index> natural_dim(const json& j) {
     }
     const std::size_t cols = data::csv_columns(path);
     if (cols >= 2) return static_cast<Eigen::Index>(cols - 1);
+  }
+  if ((name == "bnn" || name == "bpmf") && j.contains("data") && j["data"].is_string()) {  // sizes from the data file
+    const std::string path = j["data"].get<std::string>();
+    try {
+      data::require_file(path, name == "bnn" ? "CSV data" : "ratings CSV");
+      const auto count = [&](const char* key, std::int64_t fallback) {
+        return j.contains(key) && j[key].is_number_integer() && j[key].get<std::int64_t>() >= 1 ? j[key].get<std::int64_t>() : fallback;
+      };
+      if (name == "bnn") {
+        const auto d = data::load_class_csv(path);
+        const Eigen::Index H = count("hidden", 50), K = std::max<Eigen::Index>(count("classes", d.classes()), d.classes());
+        return d.dim() * H + H + H * K + K;
+      }
+      const auto r = data::load_ratings_csv(path);
+      return (count("latent", 20) + 1) * (Eigen::Index{r.n_users} + Eigen::Index{r.n_items});
+    } catch (const Error& e) {
+      fail("/target/data", e.what());
+    }
   }
   if (name == "gaussian") {
     if (j.contains("mean") && j["mean"].is_array()) return static_cast<Eigen::Index>(j["mean"].size());
@@ -228,6 +249,63 @@ inline Target parse_target(const json& j, const ManifoldSpec& manifold, const st
     t.model = data::minibatch(models::LogisticRegression{std::make_shared<const data::Dataset<double>>(std::move(d)), prior_sd},
                               batch, replace ? models::Sampling::with_replacement : models::Sampling::without_replacement);
     out.update({{"data", path}, {"prior_sd", prior_sd}, {"batch_size", batch}, {"with_replacement", replace}});
+  } else if (name == "bnn") {
+    // The Bayesian neural net (models/bnn.hpp; SGHMC paper §4.2): d–hidden–classes, sigmoid, softmax,
+    // N(0, 1/λ) priors with λ = prior_precision fixed (the experiments' Gibbs step is not run here).
+    if (manifold.kind != "euclidean") fail(f.at("name"), "bnn lives on euclidean space (manifold.name = euclidean)");
+    const std::string path = f.string("data");
+    data::Dataset<double> d;
+    try {
+      d = data::load_class_csv(path);
+    } catch (const Error& e) {
+      fail(f.at("data"), e.what());
+    }
+    const auto hidden = f.count("hidden", 50, 1);
+    const auto classes = f.count("classes", static_cast<std::uint64_t>(d.classes()), 2);
+    if (classes < static_cast<std::uint64_t>(d.classes()))
+      fail(f.at("classes"), fmt::format("{} has labels up to {}, so at least {} classes", path, d.classes() - 1, d.classes()));
+    const double lambda = f.number("prior_precision", 1.0, Range::positive);
+    const auto batch = f.count("batch_size", std::min<std::uint64_t>(100, d.size()), 1);
+    if (batch > d.size()) fail(f.at("batch_size"), fmt::format("expected at most the {} examples of {}, got {}", d.size(), path, batch));
+    const bool replace = f.boolean("with_replacement", false);
+    const auto threads = f.count("threads", 1, 1);
+    models::Bnn m;
+    m.data = std::make_shared<const data::Dataset<float>>(d.cast<float>());
+    m.hidden = static_cast<Eigen::Index>(hidden), m.classes = static_cast<Eigen::Index>(classes);
+    m.precisions = std::make_shared<models::BnnPrecisions>(models::BnnPrecisions{lambda, lambda});
+    m.chunks = m.threads = static_cast<int>(threads);
+    if (m.dim() != dim)
+      fail(f.at("data"), fmt::format("a {}–{}–{} net on {} has {} weights but the manifold has {} coordinates", d.dim(), hidden,
+                                     classes, path, m.dim(), dim));
+    t.model = data::minibatch(std::move(m), batch, replace ? models::Sampling::with_replacement : models::Sampling::without_replacement);
+    out.update({{"data", path}, {"hidden", hidden}, {"classes", classes}, {"prior_precision", lambda}, {"batch_size", batch},
+                {"with_replacement", replace}, {"threads", threads}});
+  } else if (name == "bpmf") {
+    // BPMF with biases (models/bpmf.hpp; SGHMC paper §4.3): latent D, observation precision τ, μ the
+    // data's mean, all block precisions λ = prior_precision fixed (no Gibbs step here).
+    if (manifold.kind != "euclidean") fail(f.at("name"), "bpmf lives on euclidean space (manifold.name = euclidean)");
+    const std::string path = f.string("data");
+    data::Ratings r;
+    try {
+      r = data::load_ratings_csv(path);
+    } catch (const Error& e) {
+      fail(f.at("data"), e.what());
+    }
+    const auto latent = f.count("latent", 20, 1);
+    const double tau = f.number("tau", 3.0, Range::positive);
+    const double lambda = f.number("prior_precision", 1.0, Range::positive);
+    const auto batch = f.count("batch_size", std::min<std::uint64_t>(1000, r.size()), 1);
+    if (batch > r.size()) fail(f.at("batch_size"), fmt::format("expected at most the {} ratings of {}, got {}", r.size(), path, batch));
+    const bool replace = f.boolean("with_replacement", false);
+    const double mu = f.number("mean", r.mean(), Range::any);  // μ: default the data's mean rating
+    models::Bpmf m{std::make_shared<const data::Ratings>(std::move(r)), static_cast<Eigen::Index>(latent), tau, mu,
+                   std::make_shared<models::BpmfPrecisions>(models::BpmfPrecisions{lambda, lambda, lambda, lambda})};
+    if (m.dim() != dim)
+      fail(f.at("data"), fmt::format("{} users and {} items at latent {} give {} coordinates but the manifold has {}", m.users(),
+                                     m.items(), latent, m.dim(), dim));
+    t.model = data::minibatch(std::move(m), batch, replace ? models::Sampling::with_replacement : models::Sampling::without_replacement);
+    out.update({{"data", path}, {"latent", latent}, {"tau", tau}, {"prior_precision", lambda}, {"mean", mu}, {"batch_size", batch},
+                {"with_replacement", replace}});
   } else if (name == "matrix_vmf") {
     if (manifold.kind != "stiefel") fail(f.at("name"), "matrix_vmf lives on a Stiefel manifold (manifold.name = stiefel)");
     const Eigen::MatrixXd F = as_matrix(f.get("F"), f.at("F"));
@@ -237,7 +315,7 @@ inline Target parse_target(const json& j, const ManifoldSpec& manifold, const st
     out["F"] = f.get("F");
   } else {
     fail(f.at("name"), fmt::format("unknown target '{}' (known: gaussian, double_well, banana, linear, vmf, vmf_mixture, "
-                                   "dirichlet, uniform, matrix_vmf, vmf_mixture_posterior, logistic)", name));
+                                   "dirichlet, uniform, matrix_vmf, vmf_mixture_posterior, logistic, bnn, bpmf)", name));
   }
   t.grad_noise = f.number("grad_noise", 0.0, Range::non_negative);
   out["grad_noise"] = t.grad_noise;
