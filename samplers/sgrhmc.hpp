@@ -17,6 +17,7 @@
 #include <sgmcmc/modules/error.hpp>
 #include <sgmcmc/modules/recipe/checks.hpp>
 #include <sgmcmc/modules/recipe/metric.hpp>
+#include <sgmcmc/modules/recipe/riemannian_state.hpp>
 #include <sgmcmc/modules/schedule/step_size.hpp>
 #include <sgmcmc/samplers/recipe.hpp>
 
@@ -27,15 +28,8 @@ enum class Variant : std::uint8_t {
   naive,        ///< naive SGRHMC, complete recipe Eq. 27: no Γ (wrong stationary law)
 };
 
-struct State {
-  Eigen::VectorXd x, r;                           ///< θ and the momentum
-  Eigen::VectorXd gradient, noise, drift, var;    ///< scratch
-  Eigen::MatrixXd cov;                            ///< scratch (dense metrics)
-  recipe::metric::Value metric;
-  recipe::GaussianNoise gaussian;
-  std::uint64_t gradient_evals = 0;
-  std::uint64_t clipped = 0;
-  std::uint64_t reflections = 0;
+struct State : recipe::RiemannianState {
+  Eigen::VectorXd r;  ///< the momentum
 };
 
 template <class Metric>

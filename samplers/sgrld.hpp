@@ -17,20 +17,12 @@
 #include <sgmcmc/modules/error.hpp>
 #include <sgmcmc/modules/recipe/checks.hpp>
 #include <sgmcmc/modules/recipe/metric.hpp>
+#include <sgmcmc/modules/recipe/riemannian_state.hpp>
 #include <sgmcmc/modules/schedule/step_size.hpp>
 
 namespace sgmcmc::sgrld {
 
-struct State {
-  Eigen::VectorXd x;
-  Eigen::VectorXd gradient, noise, drift, var;  ///< scratch
-  Eigen::MatrixXd cov;                     ///< scratch (dense metrics)
-  recipe::metric::Value metric;
-  recipe::GaussianNoise gaussian;
-  std::uint64_t gradient_evals = 0;
-  std::uint64_t clipped = 0;
-  std::uint64_t reflections = 0;
-};
+using State = recipe::RiemannianState;
 
 template <class Metric>
 struct Sampler {
