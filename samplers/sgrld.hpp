@@ -34,16 +34,7 @@ struct Sampler {
 
   template <class R>
   State init(Eigen::VectorXd x0, R& /*rng*/) const {
-    step_size.validate();
-    metric.validate();
-    require(std::isfinite(noise_estimate) && noise_estimate >= 0,
-            fmt::format("noise_estimate: expected a number >= 0, got {}", noise_estimate));
-    require(x0.size() >= 1 && x0.allFinite(), "init: expected a finite point");
-    const auto n = x0.size();
-    State s;
-    s.x = std::move(x0);
-    s.gradient.setZero(n), s.noise.setZero(n), s.drift.setZero(n);
-    return s;
+    return recipe::riemannian_start(step_size, metric, noise_estimate, std::move(x0));
   }
 
   template <class P, class R>

@@ -107,9 +107,11 @@ inline std::size_t csv_columns(const std::filesystem::path& path) {
   return 0;
 }
 
-/// The logistic target's CSV (DESIGN.md §5.1): one example a row, the features then a 0/1 label in the
-/// last column, a header row allowed.
-inline Dataset<double> load_labelled_csv(const std::filesystem::path& path) {
+namespace detail {
+// Features in every column but the last, an integer label in the last; `label_ok` says which labels
+// the target accepts and `expected` names them in the error.
+template <class LabelOk>
+Dataset<double> load_features_and_label(const std::filesystem::path& path, LabelOk label_ok, const char* expected) {
   const Table t = parse_csv(read_file(path, "CSV data"), path.string());
   if (t.cols < 2) throw Error(fmt::format("{}: expected at least one feature column and a label column, got {} column(s)", path.string(), t.cols));
   Dataset<double> d;
@@ -119,36 +121,28 @@ inline Dataset<double> load_labelled_csv(const std::filesystem::path& path) {
   for (Eigen::Index i = 0; i < n; ++i) {
     for (Eigen::Index k = 0; k < dim; ++k) d.x(k, i) = t(static_cast<std::size_t>(i), static_cast<std::size_t>(k));
     const double label = t(static_cast<std::size_t>(i), t.cols - 1);
-    if (label != 0.0 && label != 1.0)
-      throw Error(fmt::format("{}: row {}: expected a 0/1 label in the last column, got {}", path.string(),
-                              i + 1 + (t.header.empty() ? 0 : 1), label));
+    if (!label_ok(label))
+      throw Error(fmt::format("{}: row {}: expected {} in the last column, got {}", path.string(),
+                              i + 1 + (t.header.empty() ? 0 : 1), expected, label));
     d.y[i] = static_cast<int>(label);
   }
   d.source = path.string();
   d.validate();
   return d;
 }
+}  // namespace detail
+
+/// The logistic target's CSV (DESIGN.md §5.1): one example a row, the features then a 0/1 label in the
+/// last column, a header row allowed.
+inline Dataset<double> load_labelled_csv(const std::filesystem::path& path) {
+  return detail::load_features_and_label(path, [](double l) { return l == 0.0 || l == 1.0; }, "a 0/1 label");
+}
 
 /// The bnn target's CSV (docs/config.md): one example a row, the features then a class label
 /// 0, 1, ..., K−1 (an integer) in the last column, a header row allowed.
 inline Dataset<double> load_class_csv(const std::filesystem::path& path) {
-  const Table t = parse_csv(read_file(path, "CSV data"), path.string());
-  if (t.cols < 2) throw Error(fmt::format("{}: expected at least one feature column and a label column, got {} column(s)", path.string(), t.cols));
-  Dataset<double> d;
-  const auto n = static_cast<Eigen::Index>(t.rows), dim = static_cast<Eigen::Index>(t.cols - 1);
-  d.x.resize(dim, n);
-  d.y.resize(n);
-  for (Eigen::Index i = 0; i < n; ++i) {
-    for (Eigen::Index k = 0; k < dim; ++k) d.x(k, i) = t(static_cast<std::size_t>(i), static_cast<std::size_t>(k));
-    const double label = t(static_cast<std::size_t>(i), t.cols - 1);
-    if (!(label >= 0 && label < 1e6) || label != std::floor(label))
-      throw Error(fmt::format("{}: row {}: expected a class label 0, 1, 2, ... in the last column, got {}", path.string(),
-                              i + 1 + (t.header.empty() ? 0 : 1), label));
-    d.y[i] = static_cast<int>(label);
-  }
-  d.source = path.string();
-  d.validate();
-  return d;
+  return detail::load_features_and_label(
+      path, [](double l) { return l >= 0 && l < 1e6 && l == std::floor(l); }, "a class label 0, 1, 2, ...");
 }
 
 }  // namespace sgmcmc::data
