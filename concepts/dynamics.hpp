@@ -40,6 +40,11 @@ struct ArchetypePotential {
 
 /// Dynamics own the augmented state (x, v, thermostat ξ, scratch buffers) and expose the split
 /// sub-steps. A dynamics never knows its manifold's geometry beyond `project` and `flow`.
+/// Optional fusions the skeleton uses when present (splitting::step): `BOB(s, t1, p, t, t2, rng,
+/// projection)`, the sequence B(t1) O(t) B(t2) in one sweep, returning false (having done nothing) when
+/// it cannot fuse; and with it `A_projecting(s, t)`, which must equal project-then-A: after a BOB told
+/// Projection::deferred, the skeleton runs the next A as A_projecting. (A type that redefines A must
+/// redefine A_projecting too.)
 /// @code
 ///   sghmc::Dynamics<Sphere> dyn{Sphere{3}, sghmc::Friction{1.0}};
 ///   auto s = dyn.init(x0, rng);

@@ -45,4 +45,26 @@ concept Manifold = requires(const M m, typename M::Point& x, typename M::Point& 
   { m.random_point(rng) } -> std::same_as<typename M::Point>;
 };
 
+/// Optional: `project_flow(x, v, t)`, v <- Λ(x) v and then the flow for t, fused. A kick ends with a
+/// projection and ABOBA's next sub-step is a flow; a manifold whose projection and flow each sweep
+/// memory (the sphere: four sweeps, two of them sums) can do both in fewer. It must equal `project`
+/// then `flow` up to rounding (the conformance kit checks it).
+template <class M>
+concept ManifoldWithProjectFlow = Manifold<M> && requires(const M m, typename M::Point& x, typename M::Point& v,
+                                                           double t) {
+  { m.project_flow(x, v, t) } -> std::convertible_to<std::uint64_t>;
+};
+
+/// v <- Λ(x) v, then the flow for t: the manifold's fused `project_flow` when it has one. Returns the
+/// flow's reflection count.
+template <Manifold M, class X, class V>
+std::uint64_t project_flow(const M& m, X&& x, V&& v, double t) {
+  if constexpr (ManifoldWithProjectFlow<M>) {
+    return m.project_flow(x, v, t);
+  } else {
+    m.project(x, v);
+    return m.flow(x, v, t);
+  }
+}
+
 }  // namespace sgmcmc

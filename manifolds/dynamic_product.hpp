@@ -67,6 +67,19 @@ class DynamicProduct {
     }
     return nref;
   }
+  /// Each factor's fused projection and flow (its `project` then `flow` when it has none).
+  std::uint64_t project_flow(Eigen::Ref<Eigen::VectorXd> x, Eigen::Ref<Eigen::VectorXd> v, double t) const {
+    std::uint64_t nref = 0;
+    for (std::size_t i = 0; i < factors_.size(); ++i) {
+      const Eigen::Index off = offsets_[i], len = offsets_[i + 1] - off;
+      nref += std::visit(
+          [&](const auto& g) -> std::uint64_t {
+            return sgmcmc::project_flow(g, x.segment(off, len), v.segment(off, len), t);
+          },
+          factors_[i]);
+    }
+    return nref;
+  }
   /// The largest of the factors' constraint violations; infinite for a vector of the wrong size.
   double distance_to(Eigen::Ref<const Eigen::VectorXd> x) const {
     if (x.size() != ambient_size()) return std::numeric_limits<double>::infinity();

@@ -81,6 +81,14 @@ struct Product {
     });
     return nref;
   }
+  /// Each factor's fused projection and flow (its `project` then `flow` when it has none).
+  std::uint64_t project_flow(Eigen::Ref<Eigen::VectorXd> x, Eigen::Ref<Eigen::VectorXd> v, double t) const {
+    std::uint64_t nref = 0;
+    for_each_block([&](const auto& f, Eigen::Index off, Eigen::Index len) {
+      nref += sgmcmc::project_flow(f, x.segment(off, len), v.segment(off, len), t);
+    });
+    return nref;
+  }
   /// The largest of the factors' constraint violations; infinite for a vector of the wrong size.
   double distance_to(Eigen::Ref<const Eigen::VectorXd> x) const {
     if (x.size() != ambient_size()) return std::numeric_limits<double>::infinity();
@@ -130,6 +138,13 @@ struct Power {
     const Eigen::Index len = factor.ambient_size();
     std::uint64_t nref = 0;
     for (Eigen::Index i = 0; i < copies; ++i) nref += factor.flow(x.segment(i * len, len), v.segment(i * len, len), t);
+    return nref;
+  }
+  std::uint64_t project_flow(Eigen::Ref<Eigen::VectorXd> x, Eigen::Ref<Eigen::VectorXd> v, double t) const {
+    const Eigen::Index len = factor.ambient_size();
+    std::uint64_t nref = 0;
+    for (Eigen::Index i = 0; i < copies; ++i)
+      nref += sgmcmc::project_flow(factor, x.segment(i * len, len), v.segment(i * len, len), t);
     return nref;
   }
   double distance_to(Eigen::Ref<const Eigen::VectorXd> x) const {

@@ -2,70 +2,224 @@
 // The unit sphere S^{n-1} = {x ∈ R^n : ‖x‖ = 1} with the metric of R^n (DESIGN.md §4.3, MATH.md §1.2).
 // Geodesics are great circles; the flow is the closed form of Byrne & Girolami (2013, hypersphere
 // section) used by SGGMC (Liu, Zhu & Song 2016), written so that v = 0 is not a 0/0 and with drift control.
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <limits>
-#include <utility>
 
 #include <Eigen/Core>
 
 #include <sgmcmc/concepts/manifold.hpp>
 #include <sgmcmc/modules/error.hpp>
+#include <sgmcmc/modules/simd/isa.hpp>
 
 namespace sgmcmc {
 
 namespace detail::sphere {
-// Sweeps for the sphere with running sums in independent chains: one running sum is bound by the
-// latency of an add (~4 cycles per coordinate), so a flow with three of them took 1.5 ns per
-// coordinate. Eight sums are kept as four two-lane vectors (GCC/Clang vector extensions, SSE2 on
-// x86-64), each element operation IEEE-rounded and the lanes added in a fixed order at the end: the
-// result does not depend on the instruction set. Loads and stores go through memcpy (unaligned).
-using Lanes = double __attribute__((vector_size(16)));
-inline Lanes load(const double* p) {
-  Lanes r;
+// The sphere's sweeps, written once over a vector type V and compiled twice: two-lane SSE2 vectors
+// (the x86-64 baseline) and, chosen at run time, four-lane AVX2 vectors (modules/simd/isa.hpp); at
+// n = 10³ the AVX2 copy halves a flow. GCC/Clang vector extensions; loads and stores go through memcpy
+// (unaligned).
+//
+// Sums run in eight independent partial sums (one running sum is bound by the latency of an add,
+// ~4 cycles per coordinate): partial sum k takes the coordinates i ≡ k (mod 8), whatever the vector
+// width — four 2-lane or two 4-lane accumulators — and the eight are added in one fixed order at the
+// end. With every element operation IEEE-rounded and no FMA, both copies give the same bits.
+// The helpers take and return V by value; they are always inlined into a copy compiled for V's
+// width, so the ABI of a 32-byte vector argument (GCC's -Wpsabi note) never applies.
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wpsabi"
+#endif
+using V2 = double __attribute__((vector_size(16)));
+#if SGMCMC_ISA_DISPATCH
+using V4 = double __attribute__((vector_size(32)));
+#endif
+
+template <class V>
+constexpr int kLanes = sizeof(V) / sizeof(double);
+template <class V>
+constexpr int kAcc = 8 / kLanes<V>;  // accumulators for eight partial sums
+
+template <class V>
+SGMCMC_FORCE_INLINE V load(const double* p) {
+  V r;
   std::memcpy(&r, p, sizeof r);
   return r;
 }
-inline void store(double* p, Lanes r) { std::memcpy(p, &r, sizeof r); }
-inline double total(const Lanes (&a)[4]) {
-  const Lanes s = (a[0] + a[2]) + (a[1] + a[3]);
-  return s[0] + s[1];
+template <class V>
+SGMCMC_FORCE_INLINE void store(double* p, V r) {
+  std::memcpy(p, &r, sizeof r);
 }
+template <class V>
+SGMCMC_FORCE_INLINE V broadcast(double a) {
+  V r;
+  for (int k = 0; k < kLanes<V>; ++k) r[k] = a;
+  return r;
+}
+/// The eight partial sums p_0..p_7 added as ((p0+p4) + (p2+p6)) + ((p1+p5) + (p3+p7)).
+template <class V>
+SGMCMC_FORCE_INLINE double total(const V (&a)[kAcc<V>]) {
+  SGMCMC_NO_CONTRACT
+  double p[8];
+  std::memcpy(p, a, sizeof p);
+  return ((p[0] + p[4]) + (p[2] + p[6])) + ((p[1] + p[5]) + (p[3] + p[7]));
+}
+
 /// Σ a_i b_i.
-inline double dot(const double* a, const double* b, Eigen::Index size) {
-  Lanes acc[4] = {};
+template <class V>
+SGMCMC_FORCE_INLINE double dot(const double* a, const double* b, Eigen::Index size) {
+  SGMCMC_NO_CONTRACT
+  constexpr int L = kLanes<V>;
+  V acc[kAcc<V>] = {};
   Eigen::Index i = 0;
   for (; i + 8 <= size; i += 8)
-    for (int j = 0; j < 4; ++j) acc[j] += load(a + i + 2 * j) * load(b + i + 2 * j);
-  double r = total(acc);
+    for (int j = 0; j < kAcc<V>; ++j) acc[j] += load<V>(a + i + L * j) * load<V>(b + i + L * j);
+  double r = total<V>(acc);
   for (; i < size; ++i) r += a[i] * b[i];
   return r;
 }
-/// x <- c x + s v, v <- c v - q x (a rotation in the plane of x and v); returns ‖x‖², xᵀv after it.
-inline std::pair<double, double> rotate(double* __restrict x, double* __restrict v, Eigen::Index size, double c, double s,
-                                        double q) {
-  const Lanes cc = {c, c}, ss = {s, s}, qq = {q, q};
-  Lanes xx[4] = {}, xv[4] = {};
+
+/// Σ x_i², Σ x_i v_i, Σ v_i² in one sweep.
+struct Moments {
+  double xx, xv, vv;
+};
+template <class V>
+SGMCMC_FORCE_INLINE Moments moments(const double* x, const double* v, Eigen::Index size) {
+  SGMCMC_NO_CONTRACT
+  constexpr int L = kLanes<V>;
+  V axx[kAcc<V>] = {}, axv[kAcc<V>] = {}, avv[kAcc<V>] = {};
   Eigen::Index i = 0;
   for (; i + 8 <= size; i += 8)
-    for (int j = 0; j < 4; ++j) {
-      const Lanes xi = load(x + i + 2 * j), vi = load(v + i + 2 * j);
-      const Lanes xn = cc * xi + ss * vi, vn = cc * vi - qq * xi;
-      store(x + i + 2 * j, xn);
-      store(v + i + 2 * j, vn);
+    for (int j = 0; j < kAcc<V>; ++j) {
+      const V xi = load<V>(x + i + L * j), vi = load<V>(v + i + L * j);
+      axx[j] += xi * xi;
+      axv[j] += xi * vi;
+      avv[j] += vi * vi;
+    }
+  Moments m{total<V>(axx), total<V>(axv), total<V>(avv)};
+  for (; i < size; ++i) m.xx += x[i] * x[i], m.xv += x[i] * v[i], m.vv += v[i] * v[i];
+  return m;
+}
+
+/// The projection v <- v - x(xᵀv).
+template <class V>
+SGMCMC_FORCE_INLINE void project(const double* __restrict x, double* __restrict v, Eigen::Index size) {
+  SGMCMC_NO_CONTRACT
+  const double a = dot<V>(x, v, size);
+  constexpr int L = kLanes<V>;
+  const V aa = broadcast<V>(a);
+  Eigen::Index i = 0;
+  for (; i + L <= size; i += L) store<V>(v + i, load<V>(v + i) - aa * load<V>(x + i));
+  for (; i < size; ++i) v[i] -= a * x[i];
+}
+
+/// The great circle's coefficients for speed α and time t.
+struct Rotation {
+  double c, s, q;  ///< cos(αt), sin(αt)/α, α sin(αt)
+};
+SGMCMC_FORCE_INLINE Rotation rotation(double alpha, double t) {
+  SGMCMC_NO_CONTRACT
+  const double angle = alpha * t;
+  // sin(αt)/α as t·sinc(αt): the quotient is 0/0 at v = 0 (the SGGMC authors' code returns NaN there),
+  // and below |αt| = 1e-4 the Taylor form t(1 - (αt)²/6) is exact to rounding (next term (αt)⁴/120).
+  const double s = std::abs(angle) < 1e-4 ? t * (1.0 - angle * angle / 6.0) : std::sin(angle) / alpha;
+  return {std::cos(angle), s, alpha * alpha * s};  // α sin(αt) = α² · sin(αt)/α, finite at α = 0
+}
+
+/// What a flow measured: ‖x(t)‖², x(t)ᵀv(t) (the drifts) and the speed α.
+struct Flowed {
+  double xx, xv, alpha;
+};
+
+/// The flow for time t (Project = false), or the projection v <- v - a x with a = xᵀv followed by the
+/// flow (Project = true), in two sweeps: the first takes ‖v‖² (and with Project ‖x‖² and xᵀv, so the
+/// projected speed is known before the rotation: ‖v - a x‖² = ‖v‖² - a²(2 - ‖x‖²)); the second
+/// (projects and) rotates each coordinate in the plane of x and v, x <- c x + s v, v <- c v - q x,
+/// accumulating ‖x(t)‖² and x(t)ᵀv(t) on the way. a is computed with `project`'s lanes and order, so the
+/// projection is `project`'s to the bit.
+template <class V, bool Project>
+SGMCMC_FORCE_INLINE Flowed flow(double* __restrict x, double* __restrict v, Eigen::Index size, double t) {
+  SGMCMC_NO_CONTRACT
+  double alpha, a = 0.0;
+  if constexpr (Project) {
+    const Moments m = moments<V>(x, v, size);
+    a = m.xv;
+    alpha = std::sqrt(std::max(0.0, m.vv - m.xv * m.xv * (2.0 - m.xx)));
+  } else {
+    alpha = std::sqrt(dot<V>(v, v, size));
+  }
+  const Rotation r = rotation(alpha, t);
+  constexpr int L = kLanes<V>;
+  const V cc = broadcast<V>(r.c), ss = broadcast<V>(r.s), qq = broadcast<V>(r.q), aa = broadcast<V>(a);
+  V xx[kAcc<V>] = {}, xv[kAcc<V>] = {};
+  Eigen::Index i = 0;
+  for (; i + 8 <= size; i += 8)
+    for (int j = 0; j < kAcc<V>; ++j) {
+      const V xi = load<V>(x + i + L * j);
+      V vi = load<V>(v + i + L * j);
+      if constexpr (Project) vi -= aa * xi;
+      const V xn = cc * xi + ss * vi, vn = cc * vi - qq * xi;
+      store<V>(x + i + L * j, xn);
+      store<V>(v + i + L * j, vn);
       xx[j] += xn * xn;
       xv[j] += xn * vn;
     }
-  double sxx = total(xx), sxv = total(xv);
+  Flowed f{total<V>(xx), total<V>(xv), alpha};
   for (; i < size; ++i) {
-    const double xi = x[i], vi = v[i];
-    const double xn = c * xi + s * vi, vn = c * vi - q * xi;
+    const double xi = x[i];
+    double vi = v[i];
+    if constexpr (Project) vi -= a * xi;
+    const double xn = r.c * xi + r.s * vi, vn = r.c * vi - r.q * xi;
     x[i] = xn, v[i] = vn;
-    sxx += xn * xn, sxv += xn * vn;
+    f.xx += xn * xn, f.xv += xn * vn;
   }
-  return {sxx, sxv};
+  return f;
 }
+
+// The entry points: one copy per instruction set (fp contraction off in each), chosen at run time.
+[[SGMCMC_EXACT]] inline double dot_generic(const double* a, const double* b, Eigen::Index n) { return dot<V2>(a, b, n); }
+[[SGMCMC_EXACT]] inline void project_generic(const double* x, double* v, Eigen::Index n) { project<V2>(x, v, n); }
+template <bool P>
+[[SGMCMC_EXACT]] inline Flowed flow_generic(double* x, double* v, Eigen::Index n, double t) {
+  return flow<V2, P>(x, v, n, t);
+}
+#if SGMCMC_ISA_DISPATCH
+[[SGMCMC_TARGET_AVX2]] inline double dot_avx2(const double* a, const double* b, Eigen::Index n) { return dot<V4>(a, b, n); }
+[[SGMCMC_TARGET_AVX2]] inline void project_avx2(const double* x, double* v, Eigen::Index n) { project<V4>(x, v, n); }
+template <bool P>
+[[SGMCMC_TARGET_AVX2]] inline Flowed flow_avx2(double* x, double* v, Eigen::Index n, double t) {
+  return flow<V4, P>(x, v, n, t);
+}
+#endif
+
+/// Which copy runs: the AVX2 one on a CPU with AVX2 (AVX-512 CPUs included), else the baseline.
+/// `isa` is exposed so tests can compare the copies.
+inline bool use_avx2(simd::Isa isa = simd::best_isa()) { return SGMCMC_ISA_DISPATCH && isa != simd::Isa::generic; }
+
+inline double dispatch_dot(const double* a, const double* b, Eigen::Index n, simd::Isa isa = simd::best_isa()) {
+#if SGMCMC_ISA_DISPATCH
+  if (use_avx2(isa)) return dot_avx2(a, b, n);
+#endif
+  return dot_generic(a, b, n);
+}
+inline void dispatch_project(const double* x, double* v, Eigen::Index n, simd::Isa isa = simd::best_isa()) {
+#if SGMCMC_ISA_DISPATCH
+  if (use_avx2(isa)) return project_avx2(x, v, n);
+#endif
+  project_generic(x, v, n);
+}
+template <bool P>
+inline Flowed dispatch_flow(double* x, double* v, Eigen::Index n, double t, simd::Isa isa = simd::best_isa()) {
+#if SGMCMC_ISA_DISPATCH
+  if (use_avx2(isa)) return flow_avx2<P>(x, v, n, t);
+#endif
+  return flow_generic<P>(x, v, n, t);
+}
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic pop
+#endif
 }  // namespace detail::sphere
 
 struct Sphere {
@@ -81,45 +235,25 @@ struct Sphere {
 
   /// v <- v - x(xᵀv): the orthogonal projector onto T_x S^{n-1} = x^⊥.
   void project(Eigen::Ref<const Eigen::VectorXd> x, Eigen::Ref<Eigen::VectorXd> v) const {
-    const double xv = detail::sphere::dot(x.data(), v.data(), x.size());
-    double* __restrict vp = v.data();
-    const double* __restrict xp = x.data();
-    for (Eigen::Index i = 0; i < x.size(); ++i) vp[i] -= xv * xp[i];
+    detail::sphere::dispatch_project(x.data(), v.data(), x.size());
   }
 
   /// Great-circle flow for time t (MATH.md §1.2), with α = ‖v‖:
   ///   x(t) = cos(αt) x + (sin(αt)/α) v,   v(t) = -α sin(αt) x + cos(αt) v.
   /// Requires v tangent at x. Returns 0: the sphere has no boundary.
   ///
-  /// Three sweeps over x and v (docs/benchmarks.md, "Geodesic"): ‖v‖²; the rotation, accumulating
-  /// ‖x(t)‖² and x(t)ᵀv(t) on the way; then the drift control x <- x/‖x‖, v <- v - (xᵀv)x with both
-  /// scalars known from the second sweep ((x/r)ᵀv = xᵀv/r). Before: six sweeps, three of them sums
-  /// bound by the add latency, and a division per coordinate.
+  /// Two sweeps over x and v (docs/benchmarks.md, "Geodesic"): ‖v‖²; the rotation, measuring the drift
+  /// ‖x(t)‖², x(t)ᵀv(t) on the way; a third, the drift control, only when that drift shows.
   std::uint64_t flow(Eigen::Ref<Eigen::VectorXd> x, Eigen::Ref<Eigen::VectorXd> v, double t) const {
-    const Eigen::Index size = x.size();
-    double* __restrict xp = x.data();
-    double* __restrict vp = v.data();
-    const double alpha = std::sqrt(detail::sphere::dot(vp, vp, size));
-    const double angle = alpha * t;
-    const double c = std::cos(angle);
-    // sin(αt)/α as t·sinc(αt): the quotient is 0/0 at v = 0 (the SGGMC authors' code returns NaN there),
-    // and below |αt| = 1e-4 the Taylor form t(1 - (αt)²/6) is exact to rounding (next term (αt)⁴/120).
-    const double s = std::abs(angle) < 1e-4 ? t * (1.0 - angle * angle / 6.0) : std::sin(angle) / alpha;
-    const double alpha_sin = alpha * alpha * s;  // α sin(αt), finite at α = 0
-    const auto [xx, xv] = detail::sphere::rotate(xp, vp, size, c, s, alpha_sin);
-    // Drift control: rounding moves x off the sphere and v off x^⊥ as a random walk of ~1e-16 per
-    // step; renormalising and re-projecting keeps both at rounding level over millions of flows.
-    // The rotation sweep measured both drifts for free: the correcting sweep runs only once they exceed
-    // 1e-12, so the drift stays bounded at that level (tests require 1e-10 over 10⁶ steps) and most
-    // flows make two sweeps, not three.
-    if (std::abs(xx - 1.0) <= kDriftTolerance && std::abs(xv) <= kDriftTolerance * (1.0 + alpha)) return 0;
-    const double inv_r = 1.0 / std::sqrt(xx);
-    const double w = xv * inv_r;  // (x/r)ᵀv
-    for (Eigen::Index i = 0; i < size; ++i) {
-      const double xn = xp[i] * inv_r;
-      xp[i] = xn;
-      vp[i] -= w * xn;
-    }
+    correct_drift(x, v, detail::sphere::dispatch_flow<false>(x.data(), v.data(), x.size(), t));
+    return 0;
+  }
+
+  /// v <- v - x(xᵀv), then the flow for t (the kick's projection fused into ABOBA's next flow): two
+  /// sweeps instead of four (detail::sphere::flow). The speed is computed as ‖v‖² - a²(2 - ‖x‖²), so
+  /// it differs from flow-after-project's by rounding only (the conformance kit's "project_flow" law).
+  std::uint64_t project_flow(Eigen::Ref<Eigen::VectorXd> x, Eigen::Ref<Eigen::VectorXd> v, double t) const {
+    correct_drift(x, v, detail::sphere::dispatch_flow<true>(x.data(), v.data(), x.size(), t));
     return 0;
   }
 
@@ -141,8 +275,28 @@ struct Sphere {
     x /= r;
     return x;
   }
+
+ private:
+  // Drift control: rounding moves x off the sphere and v off x^⊥ as a random walk of ~1e-16 per
+  // step; renormalising and re-projecting keeps both at rounding level over millions of flows.
+  // The rotation sweep measured both drifts (f.xx = ‖x‖², f.xv = xᵀv) for free: the correcting sweep
+  // runs only once they exceed 1e-12, so the drift stays bounded at that level (tests require 1e-10
+  // over 10⁶ steps) and most flows make two sweeps, not three. (x/r)ᵀv = xᵀv/r.
+  static void correct_drift(Eigen::Ref<Eigen::VectorXd> x, Eigen::Ref<Eigen::VectorXd> v,
+                            const detail::sphere::Flowed& f) {
+    if (std::abs(f.xx - 1.0) <= kDriftTolerance && std::abs(f.xv) <= kDriftTolerance * (1.0 + f.alpha)) return;
+    const double inv_r = 1.0 / std::sqrt(f.xx);
+    const double w = f.xv * inv_r;
+    double* __restrict xp = x.data();
+    double* __restrict vp = v.data();
+    for (Eigen::Index i = 0; i < x.size(); ++i) {
+      const double xn = xp[i] * inv_r;
+      xp[i] = xn;
+      vp[i] -= w * xn;
+    }
+  }
 };
 
-static_assert(Manifold<Sphere>);
+static_assert(ManifoldWithProjectFlow<Sphere>);
 
 }  // namespace sgmcmc

@@ -65,6 +65,8 @@ struct Dynamics {
   }
 
   void A(State& s, double t) const { s.reflections += manifold.flow(s.x, s.v, t); }
+  /// A(t) after a kick that deferred its projection: v <- Λ(x)v and the flow, fused (project_flow).
+  void A_projecting(State& s, double t) const { s.reflections += project_flow(manifold, s.x, s.v, t); }
 
   void B(State& s, double t) const {
     if (friction.is_diagonal()) {
@@ -76,12 +78,14 @@ struct Dynamics {
   }
 
   /// B(t1)·O(t)·B(t2) in one sweep (scalar friction): the exact frictions are scalings folded into
-  /// the kick. Returns false when it cannot fuse (diagonal friction, empirical Fisher).
+  /// the kick. Returns false, having done nothing, when it cannot fuse (diagonal friction, empirical
+  /// Fisher). With Projection::deferred the caller runs A_projecting next.
   template <class P, class R>
-  bool BOB(State& s, double t1, const P& potential, double t, double t2, R& rng) const {
+  bool BOB(State& s, double t1, const P& potential, double t, double t2, R& rng,
+           splitting::Projection projection = splitting::Projection::now) const {
     if (friction.is_diagonal() || empirical_fisher) return false;
     splitting::kick(manifold, s, potential, t, splitting::kick_sd(friction.scalar, noise_estimate, t), rng,
-                    std::exp(-friction.scalar * t1), std::exp(-friction.scalar * t2));
+                    std::exp(-friction.scalar * t1), std::exp(-friction.scalar * t2), projection);
     return true;
   }
 

@@ -44,14 +44,21 @@ struct Dynamics {
     s.reflections += manifold.flow(s.x, s.v, t);
     s.xi += (s.v.squaredNorm() / static_cast<double>(manifold.intrinsic_dim()) - 1.0) * t;
   }
+  /// A(t) after a kick that deferred its projection: v <- Λ(x)v and the flow fused (project_flow).
+  void A_projecting(State& s, double t) const {
+    s.reflections += project_flow(manifold, s.x, s.v, t);
+    s.xi += (s.v.squaredNorm() / static_cast<double>(manifold.intrinsic_dim()) - 1.0) * t;
+  }
   void B(State& s, double t) const { s.v *= std::exp(-s.xi * t); }
   void B_explicit(State& s, double t) const { s.v *= 1.0 - s.xi * t; }
   /// B(t1)·O(t)·B(t2) in one sweep: ξ does not change in O, so both dissipations are scalings.
+  /// With Projection::deferred the caller runs A_projecting next.
   template <class P, class R>
-  bool BOB(State& s, double t1, const P& potential, double t, double t2, R& rng) const {
+  bool BOB(State& s, double t1, const P& potential, double t, double t2, R& rng,
+           splitting::Projection projection = splitting::Projection::now) const {
     if (empirical_fisher) return false;
     splitting::kick(manifold, s, potential, t, splitting::kick_sd(diffusion, noise_estimate, t), rng, std::exp(-s.xi * t1),
-                    std::exp(-s.xi * t2));
+                    std::exp(-s.xi * t2), projection);
     return true;
   }
 

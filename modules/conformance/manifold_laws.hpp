@@ -10,7 +10,8 @@
 //   random points lie on M; 0 ≤ m ≤ N; the projection Λ(x) is idempotent, orthogonal (⟨v - Λv, Λw⟩ = 0),
 //   symmetric (⟨Λv, w⟩ = ⟨v, Λw⟩) and has rank m (trace Λ = intrinsic_dim); flow(0) is the identity;
 //   the flow keeps x on M and v tangent, conserves ‖v‖, is a one-parameter group
-//   (Φ_s ∘ Φ_t = Φ_{s+t}, also for s < 0) and is time-reversible (Φ_t, v ← -v, Φ_t returns to (x, -v)).
+//   (Φ_s ∘ Φ_t = Φ_{s+t}, also for s < 0) and is time-reversible (Φ_t, v ← -v, Φ_t returns to (x, -v));
+//   a fused project_flow, where the manifold has one, equals project then flow.
 // `uniform_law(m, seed)` — statistical: GMC (hmc::Sampler, Byrne & Girolami 2013) on U = 0 is pure
 //   geodesic flow with velocity refreshment, so it must accept every proposal and its chain must have
 //   the moments E[x], E[xxᵀ] of i.i.d. random_point draws (compared within batch-means standard errors).
@@ -266,6 +267,17 @@ Report manifold_laws(const M& m, std::uint64_t seed, const LawOptions& options =
         const auto [x2, v2] = flowed(x, v, t + s);
         rec.record("flow is a one-parameter group", ((x1 - x2).norm() + (v1 - v2).norm()) / scale, tol.group,
                    fmt::format("{}, s = {}", where, s));
+      }
+
+      // A fused project_flow (optional member) equals project then flow, on a v with a normal part
+      // added: catches a fused sweep that projects with a stale coefficient or flows at the unprojected speed.
+      if constexpr (ManifoldWithProjectFlow<M>) {
+        const Vec w = v + (a - pa);
+        Vec xf = x, vf = w;
+        m.project_flow(xf, vf, t);
+        const auto [xs, vs] = flowed(x, projected(x, w), t);
+        rec.record("project_flow is project then flow", ((xf - xs).norm() + (vf - vs).norm()) / (scale + w.norm()),
+                   tol.group, where);
       }
 
       // Reversibility: Φ_t, negate v, Φ_t returns to (x, -v) — what makes GMC's proposal symmetric.

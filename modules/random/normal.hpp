@@ -13,7 +13,7 @@
 // manipulation only, each correctly rounded by IEEE 754, so a draw is the same double on every IEEE
 // machine. This needs the arithmetic neither fused nor reassociated, and evaluated in double
 // (FLT_EVAL_METHOD 0, as on x86-64 and AArch64): the file forbids contraction itself (see
-// SGMCMC_RANDOM_EXACT below), and -ffast-math is not supported.
+// SGMCMC_EXACT in modules/simd/isa.hpp), and -ffast-math is not supported.
 //
 // Speed. `fill_normal_pairs` works in chunks of 128 pairs: Philox for all the chunk's counters in
 // structure-of-arrays form (the 32×32→64 products are `pmuludq`, two, four or eight lanes at a time),
@@ -29,40 +29,13 @@
 
 #include <Eigen/Core>
 
-#if defined(__SSE2__)
-#include <immintrin.h>
-#endif
+#include <sgmcmc/modules/simd/isa.hpp>
 
-// Run-time choice among SSE2 / AVX2 / AVX-512 copies of the bulk kernel: x86-64 with GCC or Clang only.
-// Define SGMCMC_NO_ISA_DISPATCH to build only the baseline copy.
-#if defined(__GNUC__) && defined(__x86_64__) && defined(__SSE2__) && !defined(SGMCMC_NO_ISA_DISPATCH)
-#define SGMCMC_RANDOM_DISPATCH 1
-#else
-#define SGMCMC_RANDOM_DISPATCH 0
-#endif
-
-#if defined(__GNUC__)
-#define SGMCMC_RANDOM_INLINE [[gnu::always_inline]] inline
-#else
-#define SGMCMC_RANDOM_INLINE inline
-#endif
-
-// No a·b + c may become a fused multiply-add in this file, whatever -ffp-contract the includer uses
-// (GCC's default in GNU mode is "fast", and AVX-512 always has FMA). GCC decides contraction per
-// function after inlining, so every entry point that is not force-inlined carries
-// optimize("fp-contract=off"); Clang decides per statement, so each function body opens with
-// STDC FP_CONTRACT OFF (honoured under Clang's default -ffp-contract=on; -ffp-contract=fast ignores
-// pragmas by design and is not supported for bit reproducibility).
-#if defined(__clang__)
-#define SGMCMC_RANDOM_EXACT
-#define SGMCMC_RANDOM_NO_CONTRACT _Pragma("STDC FP_CONTRACT OFF")
-#elif defined(__GNUC__)
-#define SGMCMC_RANDOM_EXACT gnu::optimize("fp-contract=off")
-#define SGMCMC_RANDOM_NO_CONTRACT
-#else
-#define SGMCMC_RANDOM_EXACT
-#define SGMCMC_RANDOM_NO_CONTRACT
-#endif
+// The shared ISA machinery (modules/simd/isa.hpp) under this file's names.
+#define SGMCMC_RANDOM_DISPATCH SGMCMC_ISA_DISPATCH
+#define SGMCMC_RANDOM_INLINE SGMCMC_FORCE_INLINE
+#define SGMCMC_RANDOM_EXACT SGMCMC_EXACT
+#define SGMCMC_RANDOM_NO_CONTRACT SGMCMC_NO_CONTRACT
 
 namespace sgmcmc::random {
 
@@ -239,13 +212,8 @@ using IsaGeneric = IsaPortable;
 #endif
 
 #if SGMCMC_RANDOM_DISPATCH
-#define SGMCMC_RANDOM_TARGET_AVX2 gnu::target("avx2"), SGMCMC_RANDOM_EXACT
-#if defined(__clang__)
-#define SGMCMC_RANDOM_TARGET_AVX512 gnu::target("avx512f,avx512dq,avx512vl,avx512bw")
-#else
-#define SGMCMC_RANDOM_TARGET_AVX512 \
-  gnu::target("avx512f,avx512dq,avx512vl,avx512bw,prefer-vector-width=512"), SGMCMC_RANDOM_EXACT
-#endif
+#define SGMCMC_RANDOM_TARGET_AVX2 SGMCMC_TARGET_AVX2
+#define SGMCMC_RANDOM_TARGET_AVX512 SGMCMC_TARGET_AVX512
 
 /// AVX2 copy: four counters per vector. The target adds wider vectors only (no FMA).
 struct IsaAvx2 {
@@ -356,7 +324,9 @@ SGMCMC_RANDOM_INLINE void fill_normal_pairs_kernel(std::uint64_t seed, std::uint
 }
 
 /// Which copy `fill_normal_pairs` runs on this CPU.
-enum class Isa { generic, avx2, avx512 };
+using simd::Isa;
+using simd::cpu_supports;
+using simd::best_isa;
 
 #if SGMCMC_RANDOM_DISPATCH
 [[SGMCMC_RANDOM_TARGET_AVX2]] inline void fill_normal_pairs_avx2(std::uint64_t seed, std::uint32_t stream,
@@ -369,25 +339,6 @@ enum class Isa { generic, avx2, avx512 };
                                                                      double* out, Eigen::Index pairs) {
   fill_normal_pairs_kernel<IsaAvx512>(seed, stream, kind, first_pair, out, pairs);
 }
-/// Whether the CPU (and the OS, which must save the wider registers) supports each copy.
-inline bool cpu_supports(Isa isa) {
-  __builtin_cpu_init();
-  switch (isa) {
-    case Isa::generic: return true;
-    case Isa::avx2: return __builtin_cpu_supports("avx2") != 0;
-    case Isa::avx512:
-      return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq") &&
-             __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512bw");
-  }
-  return false;
-}
-inline Isa best_isa() {
-  static const Isa isa = cpu_supports(Isa::avx512) ? Isa::avx512 : cpu_supports(Isa::avx2) ? Isa::avx2 : Isa::generic;
-  return isa;
-}
-#else
-inline bool cpu_supports(Isa isa) { return isa == Isa::generic; }
-inline Isa best_isa() { return Isa::generic; }
 #endif
 
 /// fill_normal_pairs with a chosen copy (which must be supported: see cpu_supports).

@@ -28,12 +28,16 @@ inline double kick_sd(double c, double noise_estimate, double t) {
   return std::sqrt(var);
 }
 
+/// Whether a kick ends with its projection, or leaves it to the flow that follows (`project_flow`).
+enum class Projection : bool { now, deferred };
+
 template <Manifold M, class P, class R>
 void kick(const M& manifold, PhaseState& s, const P& potential, double t, double sd, R& rng, double pre = 1.0,
-          double post = 1.0) {
+          double post = 1.0, Projection projection = Projection::now) {
   // v <- post·Λ(pre·v + sd·ζ - t·g): `pre` and `post` fold exact friction sub-steps B on either side of
   // the kick into its sweep (B·O·B in ABOBA). Λ is linear, so post·Λ(u) = Λ(post·u). With pre = post = 1
-  // the arithmetic is exactly the plain kick's (multiplying by 1 is exact).
+  // the arithmetic is exactly the plain kick's (multiplying by 1 is exact). With Projection::deferred v
+  // is left unprojected: the caller must run project_flow next (ABOBA's B·O·B·A).
   potential.gradient(s.x, s.gradient, rng);
   ++s.gradient_evals;
   if constexpr (std::same_as<R, random::Stream>) {
@@ -53,7 +57,7 @@ void kick(const M& manifold, PhaseState& s, const P& potential, double t, double
     rng.normals(s.noise);
     s.v = post * (pre * s.v + (sd * s.noise - t * s.gradient));
   }
-  manifold.project(s.x, s.v);
+  if (projection == Projection::now) manifold.project(s.x, s.v);
 }
 
 /// The same kick for a diagonal friction c: σ_i² = 2c_i t - V̂t², computed inline (no allocation).

@@ -4,6 +4,7 @@
 #include <cstddef>
 
 #include <sgmcmc/concepts/dynamics.hpp>
+#include <sgmcmc/modules/splitting/kick.hpp>
 
 namespace sgmcmc::splitting {
 
@@ -14,12 +15,21 @@ void step(const D& dyn, const S& scheme, typename D::State& state, const P& pote
   for (std::size_t i = 0; i < stages.size(); ++i) {
     const Stage& st = stages[i];
     const double t = st.fraction * h;
-    // B·O·B (ABOBA's middle): a dynamics may fold the two exact dissipations into the kick's sweep.
-    if constexpr (requires { dyn.BOB(state, t, potential, t, t, rng); }) {
-      if (st.op == Op::B && i + 2 < stages.size() && stages[i + 1].op == Op::O && stages[i + 2].op == Op::B &&
-          dyn.BOB(state, t, potential, stages[i + 1].fraction * h, stages[i + 2].fraction * h, rng)) {
-        i += 2;
-        continue;
+    // B·O·B (ABOBA's middle): a dynamics may fold the two exact dissipations into the kick's sweep, and
+    // when a flow A follows, leave the kick's projection to that flow (Manifold's project_flow: the
+    // sphere projects and rotates in two sweeps instead of four).
+    if constexpr (requires {
+                    dyn.BOB(state, t, potential, t, t, rng, Projection::now);
+                    dyn.A_projecting(state, t);
+                  }) {
+      if (st.op == Op::B && i + 2 < stages.size() && stages[i + 1].op == Op::O && stages[i + 2].op == Op::B) {
+        const bool flow_next = i + 3 < stages.size() && stages[i + 3].op == Op::A;
+        if (dyn.BOB(state, t, potential, stages[i + 1].fraction * h, stages[i + 2].fraction * h, rng,
+                    flow_next ? Projection::deferred : Projection::now)) {
+          if (flow_next) dyn.A_projecting(state, stages[i + 3].fraction * h);
+          i += flow_next ? 3 : 2;
+          continue;
+        }
       }
     }
     switch (st.op) {

@@ -403,10 +403,15 @@ TEST_CASE("Stein identities (MATH.md §2.0b) on a vMF mixture on S^2 and a full-
 namespace {
 // gSGNHT as the SGGMC authors' public code has it: ξ <- ξ + (vᵀv/N - 1)t with N the *ambient* size
 // (MATH.md §0). The near miss the library must not be.
+// Both flows are replaced: ABOBA's second one runs as A_projecting (the kick's projection fused in).
 struct AmbientThermostat : sgnht::Dynamics<Sphere> {
   void A(State& s, double t) const {
     s.reflections += manifold.flow(s.x, s.v, t);
     s.xi += (s.v.squaredNorm() / static_cast<double>(manifold.ambient_size()) - 1.0) * t;
+  }
+  void A_projecting(State& s, double t) const {
+    manifold.project(s.x, s.v);
+    A(s, t);
   }
 };
 static_assert(Dynamics<AmbientThermostat>);

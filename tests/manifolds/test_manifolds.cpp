@@ -293,6 +293,40 @@ TEST_CASE("sphere: |v| → 0 gives no NaN and the straight step") {
   }
 }
 
+TEST_CASE("sphere: the SSE2 and AVX2 copies of the sweeps give the same bits") {
+  // Catches: a copy that sums its eight partial sums in another order, or lets a·b + c become an FMA —
+  // either would make a run's result depend on the machine it ran on (modules/simd/isa.hpp).
+  namespace ds = sgmcmc::detail::sphere;
+  if (!ds::use_avx2()) {
+    MESSAGE(std::string("no AVX2 on this CPU (or a build without ISA dispatch): only one copy runs"));
+    return;
+  }
+  random::Stream rng(21, 0);
+  for (const Eigen::Index n : {2, 7, 8, 9, 31, 1000, 1003}) {
+    const Sphere m{n};
+    const VectorXd x = m.random_point(rng);
+    VectorXd v(n);
+    rng.normals(v);  // not tangent: the projection has work to do
+    CHECK(ds::dispatch_dot(x.data(), v.data(), n, simd::Isa::generic) ==
+          ds::dispatch_dot(x.data(), v.data(), n, simd::Isa::avx2));
+    VectorXd p1 = v, p2 = v;
+    ds::dispatch_project(x.data(), p1.data(), n, simd::Isa::generic);
+    ds::dispatch_project(x.data(), p2.data(), n, simd::Isa::avx2);
+    CHECK((p1.array() == p2.array()).all());
+    for (const double t : {0.3, -1.7}) {
+      VectorXd x1 = x, v1 = v, x2 = x, v2 = v;
+      const auto f1 = ds::dispatch_flow<true>(x1.data(), v1.data(), n, t, simd::Isa::generic);
+      const auto f2 = ds::dispatch_flow<true>(x2.data(), v2.data(), n, t, simd::Isa::avx2);
+      CHECK(((x1.array() == x2.array()).all() && (v1.array() == v2.array()).all()));
+      CHECK((f1.xx == f2.xx && f1.xv == f2.xv && f1.alpha == f2.alpha));
+      const auto g1 = ds::dispatch_flow<false>(x1.data(), v1.data(), n, t, simd::Isa::generic);
+      const auto g2 = ds::dispatch_flow<false>(x2.data(), v2.data(), n, t, simd::Isa::avx2);
+      CHECK(((x1.array() == x2.array()).all() && (v1.array() == v2.array()).all()));
+      CHECK((g1.xx == g2.xx && g1.xv == g2.xv && g1.alpha == g2.alpha));
+    }
+  }
+}
+
 TEST_CASE("simplex: the event-driven flow matches brute-force mirror stepping") {
   // Catches: a wrong reflection formula or normal, a missed hit, or a wrong hit time: the exact flow
   // must agree with tiny straight steps mirrored in the face (MATH.md §1.3: K = 4, |v| ≈ 3, t = 2).
@@ -555,6 +589,8 @@ TEST_CASE("project and flow allocate nothing on Sphere, Simplex and the products
     m.project(x, w);
     m.flow(x, v, 0.8);
     m.flow(x, v, -0.3);
+    w = v + VectorXd::Constant(m.ambient_size(), 0.1);
+    project_flow(m, x, w, 0.2);
     const double d = m.distance_to(x);
     Eigen::internal::set_is_malloc_allowed(true);
     CHECK(d < 1e-12);
