@@ -145,8 +145,32 @@ int main(int argc, char** argv) {
     out["methods"].push_back(run_method("sghmc", sghmc_s, train, test, epochs, true, burn_in, threads, 11));
     const sgld::Sampler<Euclidean> sgld_s{space, schedule::StepSize::constant(eta / alpha), 0.0};
     out["methods"].push_back(run_method("sgld", sgld_s, train, test, epochs, true, burn_in, threads, 12));
-    out["methods"].push_back(run_method("sgd", experiments::Sgd{eta / alpha, 0.0}, train, test, epochs, false, 0, threads, 13));
-    out["methods"].push_back(run_method("sgd_momentum", experiments::Sgd{eta, alpha}, train, test, epochs, false, 0, threads, 14));
+    // The optimisers get their own learning rate: at the samplers' η they are unstable (no injected
+    // noise, no predictive averaging). Each takes the rate of a grid (η/α for SGD and η for momentum,
+    // times 1, 1/3, …, 1/100) with the lowest error on a validation split of the training images (10%,
+    // seeded) after `tune_epochs` passes over the rest; the test set plays no part in the choice.
+    const double tune_epochs = std::min(5.0, epochs);
+    const auto [fit_part, valid_part] = data::split(*train, 0.1, 7);
+    const Set fit = std::make_shared<const data::Dataset<float>>(fit_part);
+    const Set valid = std::make_shared<const data::Dataset<float>>(valid_part);
+    json tuning = json::object();
+    const auto tune = [&](const std::string& name, double base, double decay) {
+      double best = 2.0, best_rate = base;
+      json tries = json::array();
+      for (const double f : {1.0, 0.3, 0.1, 0.03, 0.01}) {
+        const json r = run_method(name + " (tuning)", experiments::Sgd{base * f, decay}, fit, valid, tune_epochs, false, 0,
+                                  threads, 20);
+        const double e = r["final_error"];
+        tries.push_back({{"learning_rate", base * f}, {"valid_error", e}});
+        if (e < best) best = e, best_rate = base * f;
+      }
+      tuning[name] = {{"chosen", best_rate}, {"epochs", tune_epochs}, {"grid", tries}};
+      return best_rate;
+    };
+    const double sgd_rate = tune("sgd", eta / alpha, 0.0), momentum_rate = tune("sgd_momentum", eta, alpha);
+    out["optimiser_tuning"] = tuning;
+    out["methods"].push_back(run_method("sgd", experiments::Sgd{sgd_rate, 0.0}, train, test, epochs, false, 0, threads, 13));
+    out["methods"].push_back(run_method("sgd_momentum", experiments::Sgd{momentum_rate, alpha}, train, test, epochs, false, 0, threads, 14));
     out["peak_rss_mb"] = experiments::peak_rss_mb();
     std::ofstream(argv[2]) << out.dump(1) << '\n';
     std::fprintf(stderr, "wrote %s (peak RSS %.0f MB)\n", argv[2], experiments::peak_rss_mb());

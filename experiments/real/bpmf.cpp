@@ -5,11 +5,13 @@
 // Samplers report the RMSE of the running posterior-predictive mean (average of predictions over
 // the draws after burn-in); the optimisers report the RMSE of their current point.
 // Usage: bpmf_experiment RATINGS_CSV OUT_JSON [--quick]
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
 #include <cstdio>
 #include <fstream>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -44,9 +46,9 @@ void predict_all(const models::Bpmf& m, const data::Ratings& r, const Eigen::Vec
 
 // Runs one method for `epochs` passes; records (pass, seconds, test RMSE) every `eval_every` steps.
 template <class S>
-json run_method(const std::string& method, const S& sampler, const Setup& setup, std::size_t batch, double epochs,
+json run_method(const std::string& method, const S& sampler, const Setup& setup, double tau, std::size_t batch, double epochs,
                 bool averaging, std::uint64_t burn_in, int gibbs_every, std::uint64_t seed) {
-  models::Bpmf model{setup.train, 20, 3.0, setup.train->mean(), std::make_shared<models::BpmfPrecisions>()};
+  models::Bpmf model{setup.train, 20, tau, setup.train->mean(), std::make_shared<models::BpmfPrecisions>()};
   const auto pot = data::minibatch(model, batch, setup.sampling);
   random::Stream rng(seed, 0);
   auto state = sampler.init(model.initial_point(rng), rng);
@@ -58,6 +60,11 @@ json run_method(const std::string& method, const S& sampler, const Setup& setup,
   auto t0 = std::chrono::steady_clock::now();
   for (std::uint64_t t = 0; t < steps; ++t) {
     sampler.step(state, pot, rng, t);
+    if (!sampler.position(state).allFinite()) {  // diverged: this step size is too large for the method
+      std::fprintf(stderr, "%-14s %-12s diverged at step %llu\n", setup.name.c_str(), method.c_str(),
+                   static_cast<unsigned long long>(t));
+      return {{"method", method}, {"curve", curve}, {"final_rmse", nullptr}, {"diverged", true}, {"steps", t + 1}};
+    }
     if (gibbs_every > 0 && (t + 1) % static_cast<std::uint64_t>(gibbs_every) == 0) model.gibbs(sampler.position(state), rng);
     if (averaging && t >= burn_in) {  // posterior-predictive mean over every draw after burn-in
       predict_all(model, *setup.test, sampler.position(state), pred);
@@ -75,7 +82,40 @@ json run_method(const std::string& method, const S& sampler, const Setup& setup,
   const double final_rmse = curve.back()["rmse"];
   std::fprintf(stderr, "%-14s %-12s RMSE %.4f  (%.1f s, %llu steps)\n", setup.name.c_str(), method.c_str(), final_rmse, seconds,
                static_cast<unsigned long long>(steps));
-  return {{"method", method}, {"curve", curve}, {"final_rmse", final_rmse}, {"seconds", seconds}, {"steps", steps}};
+  return {{"method", method}, {"curve", curve}, {"final_rmse", final_rmse}, {"diverged", false}, {"seconds", seconds},
+          {"steps", steps}};
+}
+
+struct Run {
+  double tau;
+  std::size_t batch;
+  double epochs;
+  double burn_in_fraction;
+};
+
+// One method at learning rate η, in the paper's momentum parametrisation (§3.3): SGHMC with h = sqrt(η),
+// friction C = α/h, V̂ = 0; SGLD with step size η/α (SGD-with-momentum's terminal speed, so its drift per
+// step matches); SGD at η; SGD with momentum α at η.
+json run_named(const std::string& method, double eta, const Setup& s, const Run& run, std::uint64_t seed) {
+  constexpr double alpha = 0.1;
+  const Euclidean space(models::Bpmf{s.train, 20, run.tau, 0.0, {}}.dim());
+  const auto steps = static_cast<std::uint64_t>(run.epochs * double(s.train->size()) / double(run.batch));
+  const auto burn_in = static_cast<std::uint64_t>(run.burn_in_fraction * double(steps));
+  json r;
+  if (method == "sghmc") {
+    const double h = std::sqrt(eta);
+    const sghmc::Sampler<Euclidean> smp{{space, sghmc::Friction(alpha / h), 0.0}, splitting::aboba, schedule::StepSize::constant(h)};
+    r = run_method(method, smp, s, run.tau, run.batch, run.epochs, true, burn_in, 100, seed);
+  } else if (method == "sgld") {
+    const sgld::Sampler<Euclidean> smp{space, schedule::StepSize::constant(eta / alpha), 0.0};
+    r = run_method(method, smp, s, run.tau, run.batch, run.epochs, true, burn_in, 100, seed);
+  } else if (method == "sgd") {
+    r = run_method(method, experiments::Sgd{eta, 0.0}, s, run.tau, run.batch, run.epochs, false, 0, 100, seed);
+  } else {
+    r = run_method(method, experiments::Sgd{eta, alpha}, s, run.tau, run.batch, run.epochs, false, 0, 100, seed);
+  }
+  r["learning_rate"] = eta;
+  return r;
 }
 
 }  // namespace
@@ -100,14 +140,18 @@ int main(int argc, char** argv) {
       setups.push_back({"time-ordered", std::make_shared<const data::Ratings>(std::move(train)),
                         std::make_shared<const data::Ratings>(std::move(test)), models::Sampling::time_ordered});
     }
-    const std::size_t batch = 4000;
-    const double eta_random = std::getenv("BPMF_ETA") ? std::atof(std::getenv("BPMF_ETA")) : 3e-6;
-    const double eta_time = std::getenv("BPMF_ETA_TIME") ? std::atof(std::getenv("BPMF_ETA_TIME")) : 1e-6;
-    const double epochs = quick ? 10 : 100;
-    const std::uint64_t burn_in = quick ? 50 : 500;
+    const auto env = [](const char* name, double fallback) { return std::getenv(name) ? std::atof(std::getenv(name)) : fallback; };
+    const Run run{env("BPMF_TAU", 3.0), static_cast<std::size_t>(env("BPMF_BATCH", 4000)),
+                  env("BPMF_EPOCHS", quick ? 10 : 1000), 0.1};
+    // Each method gets its own learning rate: the one of this grid with the lowest RMSE on a validation
+    // split of the training ratings (10%, split the same way as the test set); one shared η made either
+    // the optimisers diverge or the samplers mix too slowly to average out their draws.
+    const std::vector<double> grid = {1e-6, 3e-6, 1e-5, 3e-5, 1e-4, 3e-4};
+    const std::vector<std::string> methods_list = {"sghmc", "sgld", "sgd", "sgd_momentum"};
     json out = {{"experiment", "bpmf"}, {"data", argv[1]}, {"ratings", all.size()}, {"users", all.n_users}, {"items", all.n_items},
-                {"latent", 20}, {"tau", 3.0}, {"batch_size", batch}, {"epochs", epochs}, {"burn_in_steps", burn_in},
-                {"gibbs_every", 100}, {"splits", json::array()}};
+                {"latent", 20}, {"tau", run.tau}, {"batch_size", run.batch}, {"epochs", run.epochs},
+                {"burn_in_fraction", run.burn_in_fraction}, {"gibbs_every", 100}, {"momentum_decay", 0.1},
+                {"learning_rate_grid", grid}, {"splits", json::array()}};
     for (const auto& s : setups) {
       const auto biases = models::fit_biases(*s.train);
       Eigen::VectorXd pred(static_cast<Eigen::Index>(s.test->size()));
@@ -116,23 +160,37 @@ int main(int argc, char** argv) {
         pred[static_cast<Eigen::Index>(k)] = mu + biases[s.test->user[k]] + biases[s.train->n_users + s.test->item[k]];
       const double bias_rmse = models::rmse(*s.test, pred);
       std::fprintf(stderr, "%-14s %-12s RMSE %.4f\n", s.name.c_str(), "bias", bias_rmse);
-      json methods = json::array();
-      const Euclidean space(models::Bpmf{s.train, 20, 3.0, 0.0, {}}.dim());
-      // One learning rate η for every method, in the paper's momentum parametrisation (§3.3): SGHMC
-      // with h = sqrt(η), friction C = α/h (α = 0.1), V̂ = 0; SGLD with step size η/… so that its
-      // drift per step matches SGD's; SGD and SGD with momentum (α = 0.1) with the same η.
-      const double eta = s.sampling == models::Sampling::time_ordered ? eta_time : eta_random, alpha = 0.1;
-      const double h = std::sqrt(eta);
-      const sghmc::Sampler<Euclidean> sghmc_s{{space, sghmc::Friction(alpha / h), 0.0}, splitting::aboba, schedule::StepSize::constant(h)};
-      methods.push_back(run_method("sghmc", sghmc_s, s, batch, epochs, true, burn_in, 100, 11));
-      // SGLD's step is the SGD step of the same size plus noise; η/α is SGD-with-momentum's terminal speed.
-      const sgld::Sampler<Euclidean> sgld_s{space, schedule::StepSize::constant(eta / alpha), 0.0};
-      methods.push_back(run_method("sgld", sgld_s, s, batch, epochs, true, burn_in, 100, 12));
-      // Plain SGD at η/α (momentum's terminal speed) diverged on MovieLens; it runs at η.
-      methods.push_back(run_method("sgd", experiments::Sgd{eta, 0.0}, s, batch, epochs, false, 0, 100, 13));
-      methods.push_back(run_method("sgd_momentum", experiments::Sgd{eta, alpha}, s, batch, epochs, false, 0, 100, 14));
+      auto [fit, valid] = s.sampling == models::Sampling::time_ordered ? data::split_by_time(*s.train, 0.1)
+                                                                        : data::split(*s.train, 0.1, 2);
+      const Setup tuning{s.name + " (valid)", std::make_shared<const data::Ratings>(std::move(fit)),
+                         std::make_shared<const data::Ratings>(std::move(valid)), s.sampling};
+      json methods = json::array(), tuned = json::object();
+      std::uint64_t seed = 11;
+      for (const auto& m : methods_list) {
+        std::vector<std::pair<double, double>> ranked;  // (validation RMSE, η) of the rates that did not diverge
+        json tries = json::array();
+        for (const double eta : grid) {
+          const json r = run_named(m, eta, tuning, run, seed);
+          const bool ok = !r["diverged"].get<bool>();
+          tries.push_back({{"learning_rate", eta}, {"valid_rmse", ok ? r["final_rmse"] : json(nullptr)}});
+          if (ok) ranked.emplace_back(r["final_rmse"].get<double>(), eta);
+        }
+        std::sort(ranked.begin(), ranked.end());
+        // The best rate on validation; should it diverge on the whole training set (more ratings per
+        // user in a time window), the next best, and so on — each attempt is recorded.
+        json final_run, attempts = json::array();
+        for (const auto& [valid_rmse, eta] : ranked) {
+          final_run = run_named(m, eta, s, run, seed);
+          attempts.push_back({{"learning_rate", eta}, {"diverged", final_run["diverged"]}});
+          if (!final_run["diverged"].get<bool>()) break;
+        }
+        if (ranked.empty()) final_run = {{"method", m}, {"diverged", true}, {"final_rmse", nullptr}, {"curve", json::array()}};
+        tuned[m] = {{"grid", tries}, {"final_attempts", attempts}};
+        methods.push_back(final_run);
+        ++seed;
+      }
       out["splits"].push_back({{"split", s.name}, {"train", s.train->size()}, {"test", s.test->size()},
-                               {"bias_baseline_rmse", bias_rmse}, {"methods", methods}});
+                               {"bias_baseline_rmse", bias_rmse}, {"tuning", tuned}, {"methods", methods}});
     }
     out["peak_rss_mb"] = experiments::peak_rss_mb();
     std::ofstream(argv[2]) << out.dump(1) << '\n';
