@@ -38,6 +38,7 @@
 #include <sgmcmc/models/minibatch.hpp>
 #include <sgmcmc/models/text/corpus.hpp>
 #include <sgmcmc/models/text/vmf_normalizer.hpp>
+#include <sgmcmc/models/text/worker_pool.hpp>
 #include <sgmcmc/modules/error.hpp>
 #include <sgmcmc/modules/random/distributions.hpp>
 #include <sgmcmc/modules/random/stream.hpp>
@@ -132,7 +133,8 @@ struct DocumentTheta {
 
   double value(const Eigen::VectorXd& t) const {
     const Eigen::Map<const Eigen::VectorXd> bv(b, t.size());
-    const double q = t.dot(*gram * t);
+    g_theta.noalias() = *gram * t;  // into scratch: no temporary (allocation) per evaluation
+    const double q = t.dot(g_theta);
     double u = -kappa1 * t.dot(bv) / std::sqrt(q);
     if (alpha != 1.0) u -= (alpha - 1.0) * t.array().log().sum();
     return u;
@@ -158,7 +160,8 @@ struct ThetaDraws {
   double max_simplex_violation = 0;      ///< max over all kept θ of Simplex::distance_to
 };
 
-/// Runs fn(i, worker) for i in [0, n) on `threads` threads (blocked ranges; worker < threads).
+/// Runs fn(i, worker) for i in [0, n) on `threads` threads (blocked ranges; worker < threads), creating
+/// the threads on every call. Sam uses a persistent WorkerPool instead (worker_pool.hpp).
 template <class F>
 void parallel_for(std::size_t n, unsigned threads, F&& fn) {
   const unsigned t = static_cast<unsigned>(std::max<std::size_t>(1, std::min<std::size_t>(threads, n)));
@@ -180,7 +183,8 @@ void parallel_for(std::size_t n, unsigned threads, F&& fn) {
 /// The SAM posterior over β ∈ (S^{V−1})^K with μ collapsed; a Potential for SGGMC / gSGNHT on
 /// `manifold()`. `gradient` draws the minibatch (rng.next_batch()) and one 64-bit key (rng.below) that
 /// seeds each document's θ stream (Stream(key, position in batch)): results do not depend on `threads`.
-/// Not thread-safe (scratch): one potential object per chain.
+/// The θ draws run on a persistent WorkerPool of `threads` threads, created on the first gradient and
+/// woken per call (a copy of a Sam gets its own). Not thread-safe (scratch, pool): one object per chain.
 struct Sam {
   std::shared_ptr<const SamDocuments> documents;
   Eigen::Index topics = 2;  ///< K
@@ -194,8 +198,13 @@ struct Sam {
     std::vector<std::size_t> indices;
     ThetaDraws draws;
     Eigen::MatrixXd gram, p;
-    std::vector<hmc::State> states;
-    std::vector<DocumentTheta> potentials;
+    std::vector<hmc::State> states;         // per worker
+    std::vector<DocumentTheta> potentials;  // per worker
+    std::vector<Eigen::VectorXd> starts;    // per worker: θ's starting point
+    std::vector<std::uint64_t> accepted, proposals;  // per document of the call
+    std::vector<double> violation;
+    Eigen::LDLT<Eigen::MatrixXd> ldlt;
+    WorkerPoolSlot pool;
   };
   mutable Scratch scratch;
   mutable ThetaDraws last;  ///< diagnostics of the last gradient: acceptance, simplex violation (no draws)
@@ -260,7 +269,8 @@ struct Sam {
     const Eigen::Index K = topics;
     auto& gram = scratch.gram;
     gram.noalias() = B.transpose() * B;
-    const Eigen::LDLT<Eigen::MatrixXd> ldlt(gram);
+    auto& ldlt = scratch.ldlt;
+    ldlt.compute(gram);
     out.documents = docs;
     out.draws.resize(docs.size());
     out.projections.resize(K, static_cast<Eigen::Index>(docs.size()));
@@ -268,13 +278,18 @@ struct Sam {
     if (scratch.states.size() < t) {
       scratch.states.resize(t);
       scratch.potentials.resize(t);
+      scratch.starts.resize(t);
     }
-    std::vector<std::uint64_t> accepted(docs.size()), proposals(docs.size());
-    std::vector<double> violation(docs.size(), 0.0);
+    auto& accepted = scratch.accepted;
+    auto& proposals = scratch.proposals;
+    auto& violation = scratch.violation;
+    accepted.assign(docs.size(), 0);
+    proposals.assign(docs.size(), 0);
+    violation.assign(docs.size(), 0.0);
     const Simplex simplex(K);
     const hmc::Sampler<Simplex> gmc{simplex, schedule::StepSize::constant(theta.step_size), theta.leapfrog_steps,
                                     hmc::Gradient::exact, true};
-    parallel_for(docs.size(), t, [&](std::size_t j, unsigned w) {
+    auto one_document = [&](std::size_t j, unsigned w) {
       auto& b = out.projections;
       documents->project(B, docs[j], b.col(static_cast<Eigen::Index>(j)));
       auto& pot = scratch.potentials[w];
@@ -286,9 +301,13 @@ struct Sam {
       // Start at the least-squares weights G⁻¹b clipped to the simplex, shrunk 10% toward its centre. The
       // authors clip at 1e-6 (SAM_SGGMC.cpp InitTheta); with α > 1 the force (α−1)/θ_k ~ 1e6 there makes
       // every GMC proposal of a usable step size fail the MH test, so the chain never leaves the face.
-      Eigen::VectorXd t0 = ldlt.solve(b.col(static_cast<Eigen::Index>(j))).cwiseMax(0.0);
+      auto& t0 = scratch.starts[w];
+      t0.resize(K);
+      t0 = ldlt.solve(b.col(static_cast<Eigen::Index>(j)));
+      t0 = t0.cwiseMax(0.0);
       if (!(t0.sum() > 0) || !t0.allFinite()) t0.setOnes();
-      t0 = 0.9 * t0 / t0.sum() + Eigen::VectorXd::Constant(K, 0.1 / static_cast<double>(K));
+      const double total = t0.sum();
+      t0 = 0.9 * t0 / total + Eigen::VectorXd::Constant(K, 0.1 / static_cast<double>(K));
       random::Stream rng(key, static_cast<std::uint32_t>(j));
       auto& s = scratch.states[w];
       if (s.x.size() != K) s = gmc.init(t0, rng);
@@ -305,7 +324,8 @@ struct Sam {
       }
       accepted[j] = s.accepted;
       proposals[j] = s.proposals;
-    });
+    };
+    scratch.pool.get(t).for_each(docs.size(), one_document);
     out.accepted = out.proposals = 0;
     out.max_simplex_violation = 0;
     for (std::size_t j = 0; j < docs.size(); ++j) {

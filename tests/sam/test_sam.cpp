@@ -149,3 +149,28 @@ TEST_CASE("SAM configuration errors name the field") {
   t.step_size = 0;
   CHECK_THROWS_WITH_AS(Sam(c.train, 2, h, t), doctest::Contains("theta.step_size"), Error);
 }
+
+TEST_CASE("SAM's persistent worker pool: repeated gradients agree to the bit on 1, 2 and 3 threads; copies own their pool") {
+  // Catches: a pool that skips or repeats a document, a stale per-worker θ state leaking between calls,
+  // a worker reading the previous call's inputs, copies sharing (and racing on) one pool.
+  const auto c = sam_test::make_corpus(12, 3, 40, 5, 10, 50, 2, 6);
+  const Sam one = small_model(c, 10, 1), two = small_model(c, 10, 2), three = small_model(c, 0, 3);
+  const Sam full_one = small_model(c, 0, 1);
+  const Sam copy = two;  // its own pool on first use
+  random::Stream r0(9, 0);
+  const Eigen::VectorXd beta = one.initial_topics(r0);
+  random::Stream r1(4, 2), r2(4, 2), r3(4, 2), r4(4, 2), r5(4, 2);
+  Eigen::VectorXd g1, g2, g3, g4, g5;
+  for (int call = 0; call < 5; ++call) {
+    one.gradient(beta, g1, r1);
+    two.gradient(beta, g2, r2);
+    copy.gradient(beta, g3, r3);
+    full_one.gradient(beta, g4, r4);
+    three.gradient(beta, g5, r5);
+    CHECK((g1.array() == g2.array()).all());
+    CHECK((g1.array() == g3.array()).all());
+    CHECK((g4.array() == g5.array()).all());
+  }
+  CHECK(two.last.proposals == one.last.proposals);
+  CHECK(two.last.accepted == one.last.accepted);
+}
