@@ -2,10 +2,12 @@
 // The driver: runs one chain of any sampler for N steps with burn-in and thinning, keeping the draws.
 // Draws are kept by the *global* step index, so a chain advanced N steps and then N more keeps
 // exactly the draws of one 2N-step run (resume is exact). A non-finite position stops the chain with
-// a clear error; the draws made before it are kept.
+// a clear error; the draws made before it are kept. A potential with an `after_step(x, t, rng)` member
+// (modules/run/target.hpp: the Gibbs step of the bnn and bpmf targets) is called after every step.
 #include <atomic>
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <Eigen/Core>
@@ -76,6 +78,11 @@ struct Chain {
         out.values.insert(out.values.end(), position().data(), position().data() + position().size());
         out.accept_stats.push_back(a);
       }
+      // A potential with state of its own (the run targets' Gibbs step on prior precisions) updates it
+      // between steps, given the new position, the global step count and the chain's stream (for its
+      // key: the hook draws from a substream, never from the chain's own stream).
+      if constexpr (requires { potential.after_step(position(), steps_done, std::as_const(rng)); })
+        potential.after_step(position(), steps_done, std::as_const(rng));
       if (progress && (i & 255) == 255) progress->fetch_add(256, std::memory_order_relaxed);
     }
     if (progress) progress->fetch_add(n & 255, std::memory_order_relaxed);

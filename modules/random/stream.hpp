@@ -6,7 +6,9 @@
 // integers, so a run record resumes bit-for-bit. Normals, uniforms and integer draws come from
 // separate counter spaces (`Kind`), so interleaving them never shifts another kind's sequence.
 // Normal draws are filled in blocks by `normals(out)`, vectorised and identical to drawing them one by
-// one (see normal.hpp for the transform).
+// one (see normal.hpp for the transform). `substream(seed, stream, index)` gives a stream of its own for
+// the index-th occasion of a side computation (the run targets' Gibbs steps), keyed so that it needs no
+// saved position.
 #include <cstdint>
 #include <limits>
 
@@ -19,7 +21,7 @@ namespace sgmcmc::random {
 
 __extension__ using u128 = unsigned __int128;  // GCC/Clang 128-bit product for Lemire's method
 
-enum class Kind : std::uint32_t { normal = 0, uniform = 1, bits = 2, batch = 3 };
+enum class Kind : std::uint32_t { normal = 0, uniform = 1, bits = 2, batch = 3, substream = 4 };
 
 /// The serializable state of a Stream: the key and how many draws of each kind were used.
 struct StreamState {
@@ -116,5 +118,16 @@ class Stream {
   std::uint64_t cached_block_ = std::numeric_limits<std::uint64_t>::max();
   double cached_pair_[2] = {0.0, 0.0};
 };
+
+/// Stream `stream`'s index-th substream under `seed`: a fresh Stream (all counters 0, stream id
+/// `stream`) whose 64-bit seed is the Philox block of (index, stream, Kind::substream) under `seed`. It
+/// is a pure function of (seed, stream, index), so a side computation that draws an unknown number of
+/// variates on its index-th occasion (a Gibbs step's gamma rejections) stays reproducible without
+/// saving any position, and the parent stream's counters never move. Its draws are under another
+/// Philox key than any stream of `seed`'s (unless two 64-bit keys collide).
+inline Stream substream(std::uint64_t seed, std::uint32_t stream, std::uint64_t index) {
+  const auto w = philox_block(seed, stream, Kind::substream, index);
+  return Stream(std::uint64_t{w[1]} << 32 | w[0], stream);
+}
 
 }  // namespace sgmcmc::random

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <utility>
 
 #include <sgmcmc/modules/run/state_json.hpp>
 #include <sgmcmc/samplers/driver.hpp>
@@ -34,8 +35,13 @@ class ChainModel final : public AnyChain {
     return chain_.advance(n, keep, out, progress);
   }
   json state() const override {
-    return {{"sampler", state_json(chain_.state)}, {"rng", stream_json(chain_.rng.state())},
-            {"steps_done", chain_.steps_done}, {"accept_sum", chain_.accept_sum}};
+    json j = {{"sampler", state_json(chain_.state)}, {"rng", stream_json(chain_.rng.state())},
+              {"steps_done", chain_.steps_done}, {"accept_sum", chain_.accept_sum}};
+    if constexpr (requires { chain_.potential.state(); }) {  // the target's own state (bnn, bpmf: prior precisions)
+      json t = chain_.potential.state();
+      if (!t.is_null()) j["target"] = std::move(t);
+    }
+    return j;
   }
   void restore(const json& j, const std::string& path) override {
     Fields f(j, path);
@@ -43,6 +49,8 @@ class ChainModel final : public AnyChain {
     chain_.rng = random::Stream(stream_from_json(f.get("rng"), f.at("rng")));
     chain_.steps_done = as_count(f.get("steps_done"), f.at("steps_done"), 0);
     chain_.accept_sum = f.number("accept_sum", Range::non_negative);
+    if constexpr (requires(const json* t, const std::string& p) { chain_.potential.restore(t, p); })
+      chain_.potential.restore(f.find("target"), f.at("target"));
     f.finish();
   }
   json diagnostics() const override {
@@ -50,6 +58,8 @@ class ChainModel final : public AnyChain {
     json d = {{"steps", chain_.steps_done}, {"gradient_evals", s.gradient_evals}, {"reflections", s.reflections},
               {"mean_accept_stat", chain_.steps_done ? chain_.accept_sum / static_cast<double>(chain_.steps_done) : 0.0}};
     if constexpr (requires { chain_.sampler.dynamics.diffusion; }) d["xi"] = s.xi;  // SGNHT thermostat
+    if constexpr (requires { chain_.potential.diagnostics(chain_.steps_done); })  // bnn, bpmf: precisions, Gibbs steps
+      d.update(chain_.potential.diagnostics(chain_.steps_done));
     if constexpr (requires { s.accepted; }) {
       d["accepted"] = s.accepted;
       d["acceptance_rate"] = s.proposals ? static_cast<double>(s.accepted) / static_cast<double>(s.proposals) : 0.0;

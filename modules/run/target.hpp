@@ -1,8 +1,11 @@
 #pragma once
 // The `target` section of a run config (DESIGN.md §5.1): one potential chosen at run time. The
 // alternatives live in a std::variant, so a gradient call is a switch, not a virtual call.
+#include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
+#include <type_traits>
 #include <variant>
 
 #include <fmt/format.h>
@@ -21,10 +24,31 @@
 #include <sgmcmc/models/vmf_mixture_posterior.hpp>
 #include <sgmcmc/models/uniform.hpp>
 #include <sgmcmc/models/vmf_mixture.hpp>
+#include <sgmcmc/modules/random/stream.hpp>
 #include <sgmcmc/modules/run/fields.hpp>
 #include <sgmcmc/modules/run/manifold_spec.hpp>
 
 namespace sgmcmc::run {
+
+/// The prior precisions of the bnn and bpmf targets to and from JSON (run records: a chain's state).
+inline json precisions_json(const models::BnnPrecisions& p) { return {{"layer1", p.layer1}, {"layer2", p.layer2}}; }
+inline json precisions_json(const models::BpmfPrecisions& p) {
+  return {{"user", p.user}, {"item", p.item}, {"user_bias", p.user_bias}, {"item_bias", p.item_bias}};
+}
+inline void restore_precisions(models::BnnPrecisions& p, const json& j, const std::string& path) {
+  Fields f(j, path);
+  p.layer1 = f.number("layer1", Range::positive);
+  p.layer2 = f.number("layer2", Range::positive);
+  f.finish();
+}
+inline void restore_precisions(models::BpmfPrecisions& p, const json& j, const std::string& path) {
+  Fields f(j, path);
+  p.user = f.number("user", Range::positive);
+  p.item = f.number("item", Range::positive);
+  p.user_bias = f.number("user_bias", Range::positive);
+  p.item_bias = f.number("item_bias", Range::positive);
+  f.finish();
+}
 
 struct Target {
   using Model = std::variant<models::Gaussian, models::DoubleWell, models::Banana, models::Linear, models::VmfMixture,
@@ -32,8 +56,70 @@ struct Target {
                              models::Minibatch<models::LogisticRegression>, models::Minibatch<models::Bnn>,
                              models::Minibatch<models::Bpmf>>;
   Model model;
-  double grad_noise = 0.0;  ///< σ of additive N(0, σ²I) gradient noise
-  json resolved;            ///< the section with defaults filled in
+  double grad_noise = 0.0;        ///< σ of additive N(0, σ²I) gradient noise
+  std::uint64_t gibbs_every = 0;  ///< bnn, bpmf: a Gibbs step on the prior precisions after steps k, 2k, ... (0: never)
+  json resolved;                  ///< the section with defaults filled in
+
+  Target() = default;
+  /// A copy owns its prior precisions (bnn, bpmf), which the models keep behind a shared_ptr: every
+  /// chain gets its own copy of the target, and one chain's Gibbs step must neither race with another
+  /// chain's thread nor change another chain's potential. Moves keep the pointer (one owner).
+  Target(const Target& o) : model(o.model), grad_noise(o.grad_noise), gibbs_every(o.gibbs_every), resolved(o.resolved) {
+    own_precisions();
+  }
+  Target(Target&&) = default;
+  Target& operator=(const Target& o) {
+    if (this != &o) *this = Target(o);
+    return *this;
+  }
+  Target& operator=(Target&&) = default;
+
+  /// Called by the driver after every step t (1-based, over the chain's life). Every gibbs_every-th
+  /// step resamples the precisions given x (models' `gibbs`), drawing from substream t / gibbs_every of
+  /// the chain's stream: a pure function of (seed, chain, Gibbs step), so nothing but the precisions
+  /// needs saving for an exact resume, and the chain's own stream (minibatches, noise) is untouched.
+  void after_step(const Eigen::VectorXd& x, std::uint64_t t, const random::Stream& rng) {
+    if (gibbs_every == 0 || t % gibbs_every != 0) return;
+    random::Stream g = random::substream(rng.seed(), rng.stream_id(), t / gibbs_every);
+    std::visit([&](const auto& m) {
+      if constexpr (requires { m.model.gibbs(x, g); }) m.model.gibbs(x, g);
+    }, model);
+  }
+  /// The target's own state between steps, for a run record: {"precisions": {...}} (bnn, bpmf), or null.
+  json state() const {
+    return std::visit([](const auto& m) -> json {
+      if constexpr (requires { *m.model.precisions; }) return json{{"precisions", precisions_json(*m.model.precisions)}};
+      else return nullptr;
+    }, model);
+  }
+  /// Restores state() (nullptr: absent from the record, allowed when no Gibbs step ever changed the
+  /// precisions, i.e. gibbs_every = 0: they are the config's prior_precision).
+  void restore(const json* j, const std::string& path) {
+    std::visit([&](auto& m) {
+      if constexpr (requires { *m.model.precisions; }) {
+        if (!j) {
+          if (gibbs_every > 0) fail(path, "required field is missing (the precisions drawn by the Gibbs steps, gibbs_every > 0)");
+          return;
+        }
+        Fields f(*j, path);
+        restore_precisions(*m.model.precisions, f.get("precisions"), f.at("precisions"));
+        f.finish();
+      } else if (j && !j->is_null()) {
+        fail(path, fmt::format("target '{}' has no state of its own, got {}", resolved["name"].get<std::string>(), describe(*j)));
+      }
+    }, model);
+  }
+  /// Per-chain diagnostics of the target: the current precisions and the Gibbs steps done (bnn, bpmf).
+  json diagnostics(std::uint64_t steps_done) const {
+    json d = json::object();
+    std::visit([&](const auto& m) {
+      if constexpr (requires { *m.model.precisions; }) {
+        d["precisions"] = precisions_json(*m.model.precisions);
+        d["gibbs_steps"] = gibbs_every ? steps_done / gibbs_every : 0;
+      }
+    }, model);
+    return d;
+  }
 
   template <class R>
   void gradient(const Eigen::VectorXd& x, Eigen::VectorXd& g, R& rng) const {
@@ -73,6 +159,14 @@ struct Target {
   bool is_singular_dirichlet() const {
     const auto* d = std::get_if<models::Dirichlet>(&model);
     return d && d->singular_at_faces();
+  }
+
+ private:
+  void own_precisions() {
+    std::visit([](auto& m) {
+      if constexpr (requires { *m.model.precisions; })
+        m.model.precisions = std::make_shared<std::remove_cvref_t<decltype(*m.model.precisions)>>(*m.model.precisions);
+    }, model);
   }
 };
 
@@ -251,7 +345,8 @@ inline Target parse_target(const json& j, const ManifoldSpec& manifold, const st
     out.update({{"data", path}, {"prior_sd", prior_sd}, {"batch_size", batch}, {"with_replacement", replace}});
   } else if (name == "bnn") {
     // The Bayesian neural net (models/bnn.hpp; SGHMC paper §4.2): d–hidden–classes, sigmoid, softmax,
-    // N(0, 1/λ) priors with λ = prior_precision fixed (the experiments' Gibbs step is not run here).
+    // N(0, 1/λ_l) priors starting at λ_l = prior_precision; gibbs_every k > 0 resamples λ_1, λ_2 under
+    // their Gamma(1, 1) hyperprior after every k-th step (App. H.1: k = 100), else they stay fixed.
     if (manifold.kind != "euclidean") fail(f.at("name"), "bnn lives on euclidean space (manifold.name = euclidean)");
     const std::string path = f.string("data");
     data::Dataset<double> d;
@@ -269,6 +364,7 @@ inline Target parse_target(const json& j, const ManifoldSpec& manifold, const st
     if (batch > d.size()) fail(f.at("batch_size"), fmt::format("expected at most the {} examples of {}, got {}", d.size(), path, batch));
     const bool replace = f.boolean("with_replacement", false);
     const auto threads = f.count("threads", 1, 1);
+    t.gibbs_every = f.count("gibbs_every", 0, 0);
     models::Bnn m;
     m.data = std::make_shared<const data::Dataset<float>>(d.cast<float>());
     m.hidden = static_cast<Eigen::Index>(hidden), m.classes = static_cast<Eigen::Index>(classes);
@@ -279,10 +375,11 @@ inline Target parse_target(const json& j, const ManifoldSpec& manifold, const st
                                      classes, path, m.dim(), dim));
     t.model = data::minibatch(std::move(m), batch, replace ? models::Sampling::with_replacement : models::Sampling::without_replacement);
     out.update({{"data", path}, {"hidden", hidden}, {"classes", classes}, {"prior_precision", lambda}, {"batch_size", batch},
-                {"with_replacement", replace}, {"threads", threads}});
+                {"with_replacement", replace}, {"threads", threads}, {"gibbs_every", t.gibbs_every}});
   } else if (name == "bpmf") {
     // BPMF with biases (models/bpmf.hpp; SGHMC paper §4.3): latent D, observation precision τ, μ the
-    // data's mean, all block precisions λ = prior_precision fixed (no Gibbs step here).
+    // data's mean, the four block precisions starting at prior_precision; gibbs_every k > 0 resamples
+    // them under their Gamma(1, 1) hyperpriors after every k-th step (App. H.2), else they stay fixed.
     if (manifold.kind != "euclidean") fail(f.at("name"), "bpmf lives on euclidean space (manifold.name = euclidean)");
     const std::string path = f.string("data");
     data::Ratings r;
@@ -298,6 +395,7 @@ inline Target parse_target(const json& j, const ManifoldSpec& manifold, const st
     if (batch > r.size()) fail(f.at("batch_size"), fmt::format("expected at most the {} ratings of {}, got {}", r.size(), path, batch));
     const bool replace = f.boolean("with_replacement", false);
     const double mu = f.number("mean", r.mean(), Range::any);  // μ: default the data's mean rating
+    t.gibbs_every = f.count("gibbs_every", 0, 0);
     models::Bpmf m{std::make_shared<const data::Ratings>(std::move(r)), static_cast<Eigen::Index>(latent), tau, mu,
                    std::make_shared<models::BpmfPrecisions>(models::BpmfPrecisions{lambda, lambda, lambda, lambda})};
     if (m.dim() != dim)
@@ -305,7 +403,7 @@ inline Target parse_target(const json& j, const ManifoldSpec& manifold, const st
                                      m.items(), latent, m.dim(), dim));
     t.model = data::minibatch(std::move(m), batch, replace ? models::Sampling::with_replacement : models::Sampling::without_replacement);
     out.update({{"data", path}, {"latent", latent}, {"tau", tau}, {"prior_precision", lambda}, {"mean", mu}, {"batch_size", batch},
-                {"with_replacement", replace}});
+                {"with_replacement", replace}, {"gibbs_every", t.gibbs_every}});
   } else if (name == "matrix_vmf") {
     if (manifold.kind != "stiefel") fail(f.at("name"), "matrix_vmf lives on a Stiefel manifold (manifold.name = stiefel)");
     const Eigen::MatrixXd F = as_matrix(f.get("F"), f.at("F"));
@@ -317,6 +415,8 @@ inline Target parse_target(const json& j, const ManifoldSpec& manifold, const st
     fail(f.at("name"), fmt::format("unknown target '{}' (known: gaussian, double_well, banana, linear, vmf, vmf_mixture, "
                                    "dirichlet, uniform, matrix_vmf, vmf_mixture_posterior, logistic, bnn, bpmf)", name));
   }
+  if (name != "bnn" && name != "bpmf" && f.find("gibbs_every"))
+    fail(f.at("gibbs_every"), fmt::format("only the bnn and bpmf targets have prior precisions for a Gibbs step; target '{}' has none", name));
   t.grad_noise = f.number("grad_noise", 0.0, Range::non_negative);
   out["grad_noise"] = t.grad_noise;
   f.finish();
