@@ -2,6 +2,8 @@
 // independence, and bad input (errors naming the JSON path, exit codes, nothing half-written).
 #include <doctest/doctest.h>
 
+#include "../support/cli.hpp"
+
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -16,42 +18,16 @@ namespace fs = std::filesystem;
 
 namespace {
 
-struct Result {
-  int code;
-  std::string out, err;
-};
+using sgmcmc_test::cli::Result;
+using sgmcmc_test::cli::slurp;
 
 fs::path scratch() {
-  static const fs::path dir = [] {
-    fs::path d = fs::path(SGMCMC_BINARY_DIR) / "tests" / "cli_scratch";
-    fs::remove_all(d);
-    fs::create_directories(d);
-    return d;
-  }();
+  static const fs::path dir = sgmcmc_test::cli::scratch_dir("cli_scratch");
   return dir;
 }
-
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-Result sgmcmc(const std::string& args) {
-  const auto out = scratch() / "stdout.txt", err = scratch() / "stderr.txt";
-  const std::string cmd = fmt::format("'{}' {} > '{}' 2> '{}'", SGMCMC_CLI, args, out.string(), err.string());
-  const int status = std::system(cmd.c_str());
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, slurp(out), slurp(err)};
-}
-
-fs::path write_config(const std::string& name, const json& j) {
-  const auto p = scratch() / name;
-  std::ofstream(p) << j.dump(2);
-  return p;
-}
-
-json read(const fs::path& p) { return json::parse(slurp(p)); }
+Result sgmcmc(const std::string& args) { return sgmcmc_test::cli::run_cli(scratch(), args); }
+fs::path write_config(const std::string& name, const json& j) { return sgmcmc_test::cli::write_json(scratch(), name, j); }
+json read(const fs::path& p) { return sgmcmc_test::cli::read_json(p); }
 
 json base_config(const json& sampler) {
   return {{"sampler", sampler},

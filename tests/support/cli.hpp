@@ -1,0 +1,57 @@
+#pragma once
+// Helpers for the end-to-end CLI tests (tests/cli/): a scratch folder per test program, running the
+// sgmcmc binary with its output captured, and JSON files in and out. SGMCMC_CLI and SGMCMC_BINARY_DIR
+// are set by tests/CMakeLists.txt.
+#include <sys/wait.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+namespace sgmcmc_test::cli {
+
+using json = nlohmann::json;
+namespace fs = std::filesystem;
+
+struct Result {
+  int code;
+  std::string out, err;
+};
+
+/// The scratch folder `name` under the build's tests/ folder, emptied once per test program.
+inline fs::path scratch_dir(const std::string& name) {
+  const fs::path d = fs::path(SGMCMC_BINARY_DIR) / "tests" / name;
+  fs::remove_all(d);
+  fs::create_directories(d);
+  return d;
+}
+
+inline std::string slurp(const fs::path& p) {
+  std::ifstream in(p);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+/// Runs `sgmcmc ARGS` with stdout and stderr captured in files of `dir`.
+inline Result run_cli(const fs::path& dir, const std::string& args) {
+  const auto out = dir / "stdout.txt", err = dir / "stderr.txt";
+  const std::string cmd = fmt::format("'{}' {} > '{}' 2> '{}'", SGMCMC_CLI, args, out.string(), err.string());
+  const int status = std::system(cmd.c_str());
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, slurp(out), slurp(err)};
+}
+
+inline fs::path write_json(const fs::path& dir, const std::string& name, const json& j) {
+  const auto p = dir / name;
+  std::ofstream(p) << j.dump(2);
+  return p;
+}
+
+inline json read_json(const fs::path& p) { return json::parse(slurp(p)); }
+
+}  // namespace sgmcmc_test::cli
