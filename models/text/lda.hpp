@@ -17,6 +17,31 @@
 // - SGLD, D = I (Welling & Teh 2011) on the same θ:
 //     θ_kw <- | θ_kw + (ε/2) ∂ log p/∂θ_kw + ξ_kw |,  ξ ~ N(0, ε).
 // Both share the convention dt = ε/2 of Patterson & Teh (ε their step size).
+// - SGHMC (Chen, Fox & Guestrin 2014; recipe z = (θ, r), H = U + rᵀr/2, D = diag(0, C·I),
+//   Q = [[0, −I], [I, 0]], Γ = 0), explicit Euler with h = ε:
+//     θ <- θ + h r,   r <- r − h ∂U/∂θ − h C r + N(0, 2Ch);
+// - SGRHMC (complete recipe §3.3, Eq. 12's dynamics; DESIGN.md §4.1 gSGRHMC row) with the expanded-mean
+//   Fisher metric G(θ) = diag(θ)⁻¹: D = diag(0, G⁻¹) = diag(0, diag θ), Q = [[0, −G^{-1/2}], [G^{-1/2}, 0]]
+//   with G^{-1/2} = diag(√θ). Γ_i = Σ_j ∂(D_ij + Q_ij)/∂z_j (complete recipe Eq. 3): the θ rows have
+//   D_θ· = 0 and Q_θr = −diag(√θ), which depends on θ only, so ∂/∂r of it is 0 → Γ_θ = 0; the r rows
+//   have Q_rθ = diag(√θ), D_rr = diag(θ): Γ_{r_kw} = ∂√θ_kw/∂θ_kw + ∂θ_kw/∂r_kw = 1/(2√θ_kw). So
+//     θ <- θ + h √θ ⊙ r
+//     r <- r + h[ (β − ½ + n_kw − θ_kw − π_kw n_k·)/√θ_kw − θ_kw r_kw ] + √(2hθ_kw) ξ,   ξ ~ N(0, 1)
+//   (−√θ ∂U/∂θ = (β − 1 + n_kw − θ_kw − π_kw n_k·)/√θ_kw; +Γ adds ½/√θ). This is samplers/sgrhmc.hpp's
+//   Euler step with metric::FisherDiagonal driven by Model::gradient, checked to 1e-12 in
+//   tests/text/lda_stat.cpp; it lives here because that sampler has no reflection at θ = 0 (the metric
+//   throws there) and because this loop fuses it with the batch counts. `hmc_variant = naive` drops Γ
+//   (complete recipe Eq. 27's counter-example).
+//
+// Reflection for the momentum samplers. Extend the target evenly, p̃(θ) = p(|θ|) coordinate by
+// coordinate, with G(θ) = diag(|θ|)⁻¹. The map S_i: (θ_i, r_i) -> (−θ_i, −r_i) leaves p̃(θ)N(r) invariant
+// and commutes with the dynamics: dθ_i = a(θ_i) r_i with a even (1 or √|θ_i|) is odd under S_i, and
+// dr_i = −a ∂_iU − d r_i + a'(θ_i) has ∂_iU odd, d even, a' odd, so it is odd too; the noise is
+// symmetric. The Euler map of an S_i-equivariant drift is S_i-equivariant, so folding it by S_i — if
+// θ_i < 0 then (θ_i, r_i) <- (−θ_i, −r_i) — is exactly the chain the extended sampler induces on θ > 0,
+// with stationary law the fold of p̃(θ)N(r), i.e. p(θ)N(r). Folding θ alone (θ <- |θ|, r kept) is not
+// the image of any S-equivariant map: it sends a particle that was falling into 0 back out still
+// "falling", and the law is wrong (`flip_on_reflect = false`, the counter-example the tests catch).
 //
 // Held-out perplexity (Patterson & Teh §4; complete recipe App. F.2): each test document's tokens are
 // split in two halves by a seeded permutation; the first half estimates the document's topic
@@ -40,6 +65,7 @@
 #include <sgmcmc/modules/random/permutation.hpp>
 #include <sgmcmc/modules/random/stream.hpp>
 #include <sgmcmc/modules/schedule/step_size.hpp>
+#include <sgmcmc/samplers/sgrhmc.hpp>
 
 namespace sgmcmc::text::lda {
 
@@ -166,8 +192,17 @@ struct Model {
   }
 };
 
-enum class Method { sgrld, sgld };
-inline const char* name(Method m) { return m == Method::sgrld ? "sgrld" : "sgld"; }
+enum class Method { sgrld, sgld, sghmc, sgrhmc };
+inline const char* name(Method m) {
+  switch (m) {
+    case Method::sgrld: return "sgrld";
+    case Method::sgld: return "sgld";
+    case Method::sghmc: return "sghmc";
+    case Method::sgrhmc: return "sgrhmc";
+  }
+  return "?";
+}
+inline bool has_momentum(Method m) { return m == Method::sghmc || m == Method::sgrhmc; }
 
 struct State {
   Eigen::MatrixXd theta;  ///< K×V expanded mean, > 0
@@ -175,15 +210,19 @@ struct State {
   Eigen::MatrixXd nkw;    ///< scratch: scaled expected counts
   Eigen::VectorXd nk, rows;
   Eigen::MatrixXd noise;
+  Eigen::MatrixXd r;              ///< K×V momentum (SGHMC, SGRHMC); empty otherwise
   std::uint64_t reflections = 0;  ///< coordinates mirrored at 0
   std::uint64_t documents = 0;    ///< documents processed
 };
 
-/// SGRLD (expanded mean, Fisher metric) or SGLD for LDA. The step size follows ε_t = a(b + t)^(−γ)
-/// (Patterson & Teh: ε_t = a(1 + t/b)^(−c)) or a constant.
+/// SGRLD (expanded mean, Fisher metric), SGLD, SGHMC or SGRHMC for LDA. The step size follows
+/// ε_t = a(b + t)^(−γ) (Patterson & Teh: ε_t = a(1 + t/b)^(−c)) or a constant.
 struct Sampler {
   Method method = Method::sgrld;
   schedule::StepSize step_size = schedule::StepSize::constant(0.01);
+  double friction = 1.0;  ///< SGHMC's C
+  sgrhmc::Variant hmc_variant = sgrhmc::Variant::generalized;  ///< SGRHMC: naive drops Γ (a counter-example)
+  bool flip_on_reflect = true;  ///< momentum samplers: r_i <- −r_i when θ_i is mirrored (false: a counter-example)
 
   /// θ_kw ~ Gamma(1, 1) i.i.d.: a random start that breaks the topics' label symmetry.
   template <class R>
@@ -195,6 +234,11 @@ struct Sampler {
     for (Eigen::Index i = 0; i < s.theta.size(); ++i) s.theta.data()[i] = random::gamma(rng, 1.0);
     topics_from_theta(s.theta, s.pi);
     s.noise.resize(m.K, m.vocabulary_size());
+    if (has_momentum(method)) {
+      require(std::isfinite(friction) && friction > 0, fmt::format("lda.friction: expected a positive number, got {}", friction));
+      s.r.resize(m.K, m.vocabulary_size());  // r ~ N(0, I): its stationary law
+      rng.normals(Eigen::Map<Eigen::VectorXd>(s.r.data(), s.r.size()));
+    }
     return s;
   }
 
@@ -207,6 +251,10 @@ struct Sampler {
     const double sd = std::sqrt(eps), half = 0.5 * eps, beta = m.beta;
     constexpr double tiny = std::numeric_limits<double>::min();
     s.rows = s.theta.rowwise().sum();
+    if (has_momentum(method)) {
+      momentum_step(s, m, eps, t);
+      return;
+    }
     for (Eigen::Index w = 0; w < s.theta.cols(); ++w) {
       for (Eigen::Index k = 0; k < s.theta.rows(); ++k) {
         const double th = s.theta(k, w);
@@ -222,6 +270,41 @@ struct Sampler {
     }
     topics_from_theta(s.theta, s.pi);
   }
+
+ private:
+  // Explicit Euler from the state at the start of the step (θ and r both from (θ_t, r_t), as
+  // samplers/sgrhmc.hpp's Scheme::euler), then the fold S_i of every coordinate that left θ > 0.
+  void momentum_step(State& s, const Model& m, double h, std::uint64_t t) const {
+    const double beta = m.beta, c = friction, sd_hmc = std::sqrt(2.0 * c * h), sd = std::sqrt(2.0 * h);
+    const bool gamma = hmc_variant == sgrhmc::Variant::generalized;
+    constexpr double tiny = std::numeric_limits<double>::min();
+    for (Eigen::Index w = 0; w < s.theta.cols(); ++w) {
+      for (Eigen::Index k = 0; k < s.theta.rows(); ++k) {
+        const double th = s.theta(k, w), r = s.r(k, w);
+        double next, rn;
+        if (method == Method::sgrhmc) {
+          const double a = std::sqrt(th);  // G^{-1/2}
+          // −√θ ∂U/∂θ + Γ_r,  Γ_r = ∂√θ/∂θ = 1/(2√θ)
+          const double force = (beta - 1.0 + s.nkw(k, w) - th - s.pi(k, w) * s.nk[k]) / a + (gamma ? 0.5 / a : 0.0);
+          next = th + h * a * r;
+          rn = r + h * (force - th * r) + sd * a * s.noise(k, w);
+        } else {  // SGHMC: −∂U/∂θ, Eq. S.29
+          const double force = (beta - 1.0) / th - 1.0 + s.nkw(k, w) / th - s.nk[k] / s.rows[k];
+          next = th + h * r;
+          rn = r + h * (force - c * r) + sd_hmc * s.noise(k, w);
+        }
+        if (next < 0) {
+          next = -next, ++s.reflections;
+          if (flip_on_reflect) rn = -rn;
+        }
+        if (!std::isfinite(next) || !std::isfinite(rn))
+          throw Error(fmt::format("lda {}: non-finite θ or r at step {} (step size {} too large?)", name(method), t, h));
+        s.theta(k, w) = std::max(next, tiny);
+        s.r(k, w) = rn;
+      }
+    }
+    topics_from_theta(s.theta, s.pi);
+  }
 };
 
 /// What a perplexity evaluation used and dropped.
@@ -232,10 +315,11 @@ struct PerplexityReport {
   std::size_t scored_tokens = 0;   ///< tokens in the scored halves
 };
 
-/// Held-out perplexity of topics π (K×V rows on the simplex) on `test` (same vocabulary; OOV words were
-/// dropped and counted when it was built). Deterministic given `seed`.
-inline PerplexityReport perplexity(const Eigen::MatrixXd& pi, const Corpus& test, double alpha, std::uint64_t seed,
-                                   int sweeps = 40, int burn_in = 10) {
+/// The predictive probability q_i = Σ_k η̂_dk π_{k w_di} of every scored (second-half) token of `test`
+/// given topics π, in a fixed order (documents, then their permuted second halves), appended to `q`.
+/// The split depends on `seed` only, so calls with different π score the same tokens.
+inline PerplexityReport predictive(const Eigen::MatrixXd& pi, const Corpus& test, double alpha, std::uint64_t seed, int sweeps,
+                                   int burn_in, std::vector<double>& q_out) {
   require(static_cast<std::size_t>(pi.cols()) == test.vocabulary_size, "perplexity: topics and test corpus vocabularies differ");
   require(sweeps > burn_in && burn_in >= 0, "perplexity: sweeps must exceed burn_in >= 0");
   const Eigen::Index K = pi.rows();
@@ -275,6 +359,7 @@ inline PerplexityReport perplexity(const Eigen::MatrixXd& pi, const Corpus& test
     eta /= static_cast<double>(sweeps - burn_in);
     for (std::size_t i = half; i < n; ++i) {
       const double q = eta.dot(pi.col(tokens[perm(i)]));
+      q_out.push_back(q);
       loglik += std::log(std::max(q, std::numeric_limits<double>::min()));
       ++r.scored_tokens;
     }
@@ -286,6 +371,49 @@ inline PerplexityReport perplexity(const Eigen::MatrixXd& pi, const Corpus& test
   r.perplexity = std::exp(-loglik / static_cast<double>(r.scored_tokens));
   return r;
 }
+
+/// Held-out perplexity of topics π (K×V rows on the simplex) on `test` (same vocabulary; OOV words were
+/// dropped and counted when it was built). Deterministic given `seed`.
+inline PerplexityReport perplexity(const Eigen::MatrixXd& pi, const Corpus& test, double alpha, std::uint64_t seed,
+                                   int sweeps = 40, int burn_in = 10) {
+  std::vector<double> q;
+  return predictive(pi, test, alpha, seed, sweeps, burn_in, q);
+}
+
+/// Held-out perplexity averaged over posterior samples, as Patterson & Teh (2013) §4 and the complete
+/// recipe App. F.2 define it: for each scored token, the predictive probability is averaged over the
+/// samples π^(1..S) collected so far (each with its own η̂_d from the first half of the document),
+///   perplexity = exp( − Σ_{d,i} log( (1/S) Σ_s Σ_k η̂^(s)_dk π^(s)_{k w_di} ) / #scored tokens ).
+/// `add` scores one more sample and returns that sample's own (current-sample) perplexity.
+struct PosteriorPerplexity {
+  const Corpus* test;
+  double alpha;
+  std::uint64_t seed;
+  int sweeps, burn_in;
+  std::vector<double> sum;  ///< Σ_s q_i^(s) per scored token
+  std::size_t samples = 0;
+  std::vector<double> q_;  ///< scratch: the latest sample's q_i
+
+  PosteriorPerplexity(const Corpus& test_corpus, double alpha_, std::uint64_t seed_, int sweeps_ = 40, int burn_in_ = 10)
+      : test(&test_corpus), alpha(alpha_), seed(seed_), sweeps(sweeps_), burn_in(burn_in_) {}
+
+  PerplexityReport add(const Eigen::MatrixXd& pi) {
+    q_.clear();
+    const auto r = predictive(pi, *test, alpha, seed, sweeps, burn_in, q_);
+    if (sum.empty()) sum.assign(q_.size(), 0.0);
+    require(sum.size() == q_.size(), "perplexity: scored tokens changed between samples");
+    for (std::size_t i = 0; i < q_.size(); ++i) sum[i] += q_[i];
+    ++samples;
+    return r;
+  }
+  /// The averaged perplexity (NaN before the first sample).
+  double value() const {
+    if (samples == 0) return std::numeric_limits<double>::quiet_NaN();
+    double loglik = 0;
+    for (double v : sum) loglik += std::log(std::max(v / static_cast<double>(samples), std::numeric_limits<double>::min()));
+    return std::exp(-loglik / static_cast<double>(sum.size()));
+  }
+};
 
 /// Random topics: π_k ~ Dir(1) i.i.d. — the baseline a fitted model must beat.
 inline Eigen::MatrixXd random_topics(Eigen::Index K, Eigen::Index V, std::uint64_t seed) {
