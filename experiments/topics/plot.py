@@ -30,3 +30,30 @@ for path in sorted(glob.glob(os.path.join(out, "lda_*.json"))):
     png = path[:-5] + ".png"
     fig.savefig(png, dpi=120)
     print("wrote", png)
+
+# SAM (experiments/topics/sam.cpp): OUT/sam_<set>.json -> OUT/sam_<set>.png, held-out log-perplexity
+# against sampler seconds (SGGMC paper Fig. 5's axes) and against documents processed.
+for path in sorted(glob.glob(os.path.join(out, "sam_*.json"))):
+    with open(path) as f:
+        j = json.load(f)
+    fig, axes = plt.subplots(1, 2, figsize=(11, 4))
+    for run in j.get("runs", []):
+        c = run["curve"]
+        name = run["method"]
+        style = "-" if name.startswith("SGGMC") else "--" if name.startswith("gSGNHT") else ":"
+        label = f'{name} γ={run["gamma"]:g}' + (" (stopped)" if "failure" in run else "")
+        axes[0].plot(c["seconds"], c["log_perplexity"], style, marker=".", label=label)
+        axes[1].plot(c["documents"], c["log_perplexity"], style, marker=".", label=label)
+    for ax, xl in zip(axes, ("sampler wall-clock seconds", "documents processed")):
+        if "initial_log_perplexity" in j:
+            ax.axhline(j["initial_log_perplexity"], color="grey", lw=0.8, ls=":", label="initial topics")
+        ax.set_xlabel(xl)
+        ax.set_ylabel("held-out log-perplexity (lower is better)")
+    axes[1].set_xscale("log")
+    axes[0].legend(fontsize=7)
+    fig.suptitle(f'SAM, SpamAssassin {j["set"]} (K={j["K"]}, V={j["vocabulary"]}, {j["train_documents"]} training docs, '
+                 f'{j["settings"]["threads"]} threads)')
+    fig.tight_layout()
+    png = path[:-5] + ".png"
+    fig.savefig(png, dpi=120)
+    print("wrote", png)
