@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Topic-model reproductions (issue #6; docs/reproductions.md "Online LDA"): installs the SpamAssassin
+# Topic-model reproductions (issue #6; docs/reproductions.md "Online LDA", "Spherical admixture model"): installs the SpamAssassin
 # corpus (scripts/text_data.sh), builds experiments/topics, runs it, plots with Debian's matplotlib.
 # Usage: scripts/reproduce_topics.sh [--quick] [OUTDIR]
 set -euo pipefail
@@ -19,4 +19,11 @@ cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release -DSGMCMC_BUILD_EXPERIMEN
 cmake --build "$build" --target lda_experiment -j2
 mkdir -p "$out"
 "$build/experiments/topics/lda_experiment" "$spam" "$out" "${quick[@]}"
+# SAM (docs/reproductions.md "Spherical admixture model"): SGGMC/gSGNHT vs GMC-bGibbs/GMC-apprMH on the
+# three-groups set; SAM_LARGE=1 adds the all-SpamAssassin set, SAM_THREADS (default 2) the theta threads.
+cmake --build "$build" --target sam_experiment -j2
+"$build/experiments/topics/sam_experiment" "$spam" "$out" --set three-groups --threads "${SAM_THREADS:-2}" "${quick[@]}"
+if [ "${SAM_LARGE:-0}" = 1 ]; then
+  "$build/experiments/topics/sam_experiment" "$spam" "$out" --set all-spam --threads "${SAM_THREADS:-2}" "${quick[@]}"
+fi
 /usr/bin/python3 "$root/experiments/topics/plot.py" "$out"
