@@ -10,10 +10,10 @@ reps="${REPS:-5}"
 out="${OUT:-build-bench/results}"
 cmake -S . -B build-bench -DCMAKE_BUILD_TYPE=Release -DSGMCMC_BUILD_BENCH=ON -DSGMCMC_BUILD_TESTS=OFF \
       -DSGMCMC_BUILD_APPS=OFF > /dev/null
-cmake --build build-bench -j"$(nproc)" --target bench_sghmc_step bench_normals bench_geodesic bench_logistic
+cmake --build build-bench -j"$(nproc)" --target bench_sghmc_step bench_normals bench_geodesic bench_logistic bench_sam
 mkdir -p "$out"
 echo "machine: $(nproc) cores, $(lscpu | grep 'Model name' | sed 's/Model name: *//'); load: $(cut -d' ' -f1-3 /proc/loadavg)"
-for b in bench_normals bench_sghmc_step bench_geodesic bench_logistic; do
+for b in bench_normals bench_sghmc_step bench_geodesic bench_logistic bench_sam; do
   # Random interleaving runs the repetitions of all benchmarks in shuffled order, so a busy neighbour
   # slows the library, the hand loop and the floor alike instead of whichever ran at the wrong moment.
   ./build-bench/bench/"$b" --benchmark_repetitions="$reps" --benchmark_report_aggregates_only=true \
@@ -68,4 +68,15 @@ if lr:
         lib, hand = lr.get(f"BM_LogisticLibrary/{n}/iterations:5"), lr.get(f"BM_LogisticHand/{n}/iterations:5")
         if lib and hand:
             print(f"  N = {n:8d}: library {lib[0]:8.1f} ms  hand {hand[0]:8.1f} ms  library/hand {lib[0] / hand[0]:5.2f}  same bits {lib[1]:.0f}")
+sam = {r["run_name"]: r["real_time"] for r in json.load(open(f"{out}/bench_sam.json"))["benchmarks"]
+       if r.get("aggregate_name") == "median"}
+if sam:
+    print("\nSAM, V = 5000 (median ms per SGGMC iteration, real time; issue #6):")
+    print(f"  {'K':>3s} {'batch':>5s} {'1 thread':>9s} {'2 threads':>9s} {'speed-up':>8s}")
+    for K in (20, 50):
+        for b in (50, 100):
+            one = sam.get(f"BM_SamSggmcStep/K:{K}/batch:{b}/threads:1/iterations:20/real_time")
+            two = sam.get(f"BM_SamSggmcStep/K:{K}/batch:{b}/threads:2/iterations:20/real_time")
+            if one and two:
+                print(f"  {K:3d} {b:5d} {one:9.2f} {two:9.2f} {one / two:8.2f}")
 PY
