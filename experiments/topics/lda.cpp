@@ -1,7 +1,10 @@
 // Online LDA on the SpamAssassin "three different groups" set (in place of the complete recipe's
 // 20News-different; shared/DATA.md): held-out perplexity against documents processed for SGRLD
-// (expanded mean, Fisher metric) and SGLD, each at a small grid of step sizes (the papers tune each
-// sampler), K = 50 topics, minibatches of 50 documents (complete recipe Fig. 3's shape). Writes
+// (expanded mean, Fisher metric), SGLD, SGHMC and SGRHMC (Fisher metric, complete recipe §3.3), each at a
+// small grid of step sizes (the papers tune each sampler), K = 50 topics, minibatches of 50 documents
+// (complete recipe Fig. 3's shape). Two perplexities: from the current sample, and averaged over the
+// posterior samples collected after a burn-in of a third of the run (one every 10 steps; Patterson &
+// Teh §4, complete recipe App. F.2). Writes
 // OUT/lda_<set>.json; experiments/topics/plot.py draws OUT/lda_<set>.png.
 //   lda_experiment DATA_ROOT OUT [--quick] [--set three-groups|all-spam]
 #include <chrono>
@@ -58,9 +61,13 @@ int main(int argc, char** argv) try {
     double a;
   };
   // ε_t = a (1000 + t)^(-0.6) / 1000^(-0.6): Patterson & Teh's ε = a(1 + t/b)^(-c) with b = 1000, c = 0.6.
-  std::vector<Setting> grid = {{lda::Method::sgrld, 0.01}, {lda::Method::sgrld, 0.003}, {lda::Method::sgrld, 0.001},
-                               {lda::Method::sgld, 0.01}, {lda::Method::sgld, 0.001}, {lda::Method::sgld, 1e-4}};
-  if (quick) grid = {{lda::Method::sgrld, 0.003}, {lda::Method::sgld, 0.001}};
+  // SGHMC/SGRHMC use h = ε_t itself as the Euler step of their SDE (SGRLD/SGLD: dt = ε/2).
+  std::vector<Setting> grid = {{lda::Method::sgrld, 0.01},   {lda::Method::sgrld, 0.003},  {lda::Method::sgrld, 0.001},
+                               {lda::Method::sgld, 0.01},    {lda::Method::sgld, 0.001},   {lda::Method::sgld, 1e-4},
+                               {lda::Method::sgrhmc, 0.03},  {lda::Method::sgrhmc, 0.01},  {lda::Method::sgrhmc, 0.003},
+                               {lda::Method::sghmc, 0.01},   {lda::Method::sghmc, 0.001},  {lda::Method::sghmc, 1e-4}};
+  if (quick) grid = {{lda::Method::sgrld, 0.003}, {lda::Method::sgld, 0.001}, {lda::Method::sgrhmc, 0.003}, {lda::Method::sghmc, 0.001}};
+  const int burn_in = steps / 3, thin = 10;
   nlohmann::json j;
   j["set"] = set;
   j["note"] = "SpamAssassin in place of 20 Newsgroups (not available here); vocabulary fitted on training documents";
@@ -70,6 +77,10 @@ int main(int argc, char** argv) try {
   j["vocabulary"] = vocab.size();
   j["K"] = model.K, j["batch_size"] = model.batch_size, j["alpha"] = model.alpha, j["beta"] = model.beta;
   j["gibbs_sweeps"] = model.gibbs_sweeps, j["gibbs_burn_in"] = model.gibbs_burn_in;
+  j["steps"] = steps, j["burn_in"] = burn_in, j["thin"] = thin;
+  j["perplexity_note"] =
+      "perplexity: current sample; perplexity_avg: predictive probability averaged over the samples taken every thin steps after "
+      "burn_in (null before)";
   j["report"] = {{"load", report.summary()}, {"train", train_report.summary()}, {"test", test_report.summary()}};
   const double random_pp = lda::perplexity(lda::random_topics(model.K, model.vocabulary_size(), 1), test, model.alpha, 7).perplexity;
   j["random_topics_perplexity"] = random_pp;
@@ -82,6 +93,8 @@ int main(int argc, char** argv) try {
     run["sampler"] = lda::name(g.method);
     run["step_a"] = g.a;
     std::vector<double> docs_seen, pp, secs;
+    nlohmann::json pp_avg = nlohmann::json::array();
+    lda::PosteriorPerplexity averaged(test, model.alpha, 7, 30, 10);
     double elapsed = 0;
     std::string failure;
     for (int t = 0; t < steps; ++t) {
@@ -93,18 +106,24 @@ int main(int argc, char** argv) try {
         break;
       }
       elapsed += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      const bool sample = t + 1 > burn_in && (t + 1 - burn_in) % thin == 0;
+      if (sample) averaged.add(st.pi);
       if ((t + 1) % every == 0) {
         const auto r = lda::perplexity(st.pi, test, model.alpha, 7, 30, 10);
         docs_seen.push_back(static_cast<double>(st.documents));
         pp.push_back(r.perplexity);
         secs.push_back(elapsed);
-        fmt::print("{} a={:g} step {:4d} docs {:6d} perplexity {:8.1f} ({:.1f} s)\n", lda::name(g.method), g.a, t + 1, st.documents,
-                   r.perplexity, elapsed);
+        const double avg = averaged.value();
+        if (averaged.samples > 0) pp_avg.push_back(avg);
+        else pp_avg.push_back(nullptr);
+        fmt::print("{} a={:g} step {:4d} docs {:6d} perplexity {:8.1f} averaged {:8.1f} ({} samples; {:.1f} s)\n", lda::name(g.method), g.a,
+                   t + 1, st.documents, r.perplexity, avg, averaged.samples, elapsed);
       }
     }
-    run["documents"] = docs_seen, run["perplexity"] = pp, run["seconds"] = secs, run["reflections"] = st.reflections;
+    run["documents"] = docs_seen, run["perplexity"] = pp, run["perplexity_avg"] = pp_avg, run["seconds"] = secs;
+    run["reflections"] = st.reflections, run["samples_averaged"] = averaged.samples;
     if (!failure.empty()) run["failure"] = failure, fmt::print("  stopped: {}\n", failure);
-    if (g.method == lda::Method::sgrld && g.a == 0.003) {
+    if ((g.method == lda::Method::sgrld || g.method == lda::Method::sgrhmc) && g.a == 0.003) {
       nlohmann::json topics = nlohmann::json::array();
       for (Eigen::Index k = 0; k < 8; ++k) topics.push_back(lda::top_words(st.pi, k, vocab, 10));
       run["top_words"] = topics;
