@@ -6,7 +6,8 @@
 // posterior samples collected after a burn-in of a third of the run (one every 10 steps; Patterson &
 // Teh §4, complete recipe App. F.2). Writes
 // OUT/lda_<set>.json; experiments/topics/plot.py draws OUT/lda_<set>.png.
-//   lda_experiment DATA_ROOT OUT [--quick] [--set three-groups|all-spam]
+//   lda_experiment DATA_ROOT OUT [--quick] [--set three-groups|all-spam] [--methods sgrld,sgld,sghmc,sgrhmc]
+//                  [--scheme semi_implicit|euler]   (the momentum samplers' integrator; default semi_implicit)
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -29,11 +30,18 @@ int main(int argc, char** argv) try {
   }
   const std::filesystem::path root = argv[1], out = argv[2];
   bool quick = false;
-  std::string set = "three-groups";
+  std::string set = "three-groups", methods = "sgrld,sgld,sghmc,sgrhmc";
+  recipe::Scheme scheme = recipe::Scheme::semi_implicit;
   for (int i = 3; i < argc; ++i) {
     const std::string a = argv[i];
     if (a == "--quick") quick = true;
     else if (a == "--set" && i + 1 < argc) set = argv[++i];
+    else if (a == "--methods" && i + 1 < argc) methods = argv[++i];
+    else if (a == "--scheme" && i + 1 < argc) {
+      const std::string v = argv[++i];
+      if (v == "euler") scheme = recipe::Scheme::euler;
+      else if (v != "semi_implicit") throw Error(fmt::format("--scheme: expected semi_implicit or euler, got {}", v));
+    }
     else throw Error(fmt::format("argument {}: unknown", a));
   }
   std::filesystem::create_directories(out);
@@ -85,13 +93,17 @@ int main(int argc, char** argv) try {
   const double random_pp = lda::perplexity(lda::random_topics(model.K, model.vocabulary_size(), 1), test, model.alpha, 7).perplexity;
   j["random_topics_perplexity"] = random_pp;
   fmt::print("random topics: perplexity {:.1f}\n", random_pp);
+  j["methods"] = methods;
   for (const auto& g : grid) {
+    if (("," + methods + ",").find("," + std::string(lda::name(g.method)) + ",") == std::string::npos) continue;
     lda::Sampler sampler{g.method, schedule::StepSize::polynomial(g.a * std::pow(1000.0, 0.6), 1000.0, 0.6)};
+    sampler.scheme = scheme;
     random::Stream rng(1, 0);
     auto st = sampler.init(model, rng);
     nlohmann::json run;
     run["sampler"] = lda::name(g.method);
     run["step_a"] = g.a;
+    if (lda::has_momentum(g.method)) run["scheme"] = scheme == recipe::Scheme::euler ? "euler" : "semi_implicit";
     std::vector<double> docs_seen, pp, secs;
     nlohmann::json pp_avg = nlohmann::json::array();
     lda::PosteriorPerplexity averaged(test, model.alpha, 7, 30, 10);

@@ -223,6 +223,11 @@ struct Sampler {
   double friction = 1.0;  ///< SGHMC's C
   sgrhmc::Variant hmc_variant = sgrhmc::Variant::generalized;  ///< SGRHMC: naive drops Γ (a counter-example)
   bool flip_on_reflect = true;  ///< momentum samplers: r_i <- −r_i when θ_i is mirrored (false: a counter-example)
+  /// Momentum samplers: semi_implicit (default) moves θ with r_t, then kicks r with the gradient, G and
+  /// friction at θ_{t+1} (symplectic Euler; SGHMC Alg. 2's order; sgrhmc.hpp's Scheme::semi_implicit);
+  /// euler takes both from (θ_t, r_t) (sgrhmc.hpp's Scheme::euler). Both are first order; explicit Euler
+  /// pumps energy into the stiff coordinates near θ = 0 and is far more biased there (tests/text).
+  recipe::Scheme scheme = recipe::Scheme::semi_implicit;
 
   /// θ_kw ~ Gamma(1, 1) i.i.d.: a random start that breaks the topics' label symmetry.
   template <class R>
@@ -245,6 +250,7 @@ struct Sampler {
   template <class R>
   void step(State& s, const Model& m, R& rng, std::uint64_t t) const {
     const double eps = step_size.at(t);
+    if (has_momentum(method) && scheme == recipe::Scheme::semi_implicit) drift_positions(s, eps);  // θ first
     m.batch_counts(s.pi, rng, s.nkw, s.nk);
     s.documents += m.batch_size;
     rng.normals(Eigen::Map<Eigen::VectorXd>(s.noise.data(), s.noise.size()));
@@ -252,7 +258,8 @@ struct Sampler {
     constexpr double tiny = std::numeric_limits<double>::min();
     s.rows = s.theta.rowwise().sum();
     if (has_momentum(method)) {
-      momentum_step(s, m, eps, t);
+      if (scheme == recipe::Scheme::semi_implicit) kick(s, m, eps, t);
+      else momentum_step(s, m, eps, t);
       return;
     }
     for (Eigen::Index w = 0; w < s.theta.cols(); ++w) {
@@ -272,6 +279,42 @@ struct Sampler {
   }
 
  private:
+  // Semi-implicit, first half: θ <- θ + h a(θ) r (a = √θ for SGRHMC, 1 for SGHMC), folded by S_i.
+  void drift_positions(State& s, double h) const {
+    constexpr double tiny = std::numeric_limits<double>::min();
+    for (Eigen::Index i = 0; i < s.theta.size(); ++i) {
+      double& th = s.theta.data()[i];
+      double next = th + h * (method == Method::sgrhmc ? std::sqrt(th) : 1.0) * s.r.data()[i];
+      if (next < 0) {
+        next = -next, ++s.reflections;
+        if (flip_on_reflect) s.r.data()[i] = -s.r.data()[i];
+      }
+      th = std::max(next, tiny);
+    }
+    topics_from_theta(s.theta, s.pi);
+  }
+  // Semi-implicit, second half: r <- r + h[force(θ) − d(θ) r] + N(0, 2h d(θ)) at the new θ, d = θ (SGRHMC)
+  // or C (SGHMC); the forces are momentum_step's.
+  void kick(State& s, const Model& m, double h, std::uint64_t t) const {
+    const double beta = m.beta, c = friction, sd_hmc = std::sqrt(2.0 * c * h), sd = std::sqrt(2.0 * h);
+    const bool gamma = hmc_variant == sgrhmc::Variant::generalized;
+    for (Eigen::Index w = 0; w < s.theta.cols(); ++w) {
+      for (Eigen::Index k = 0; k < s.theta.rows(); ++k) {
+        const double th = s.theta(k, w), r = s.r(k, w);
+        double rn;
+        if (method == Method::sgrhmc) {
+          const double a = std::sqrt(th);
+          const double force = (beta - 1.0 + s.nkw(k, w) - th - s.pi(k, w) * s.nk[k]) / a + (gamma ? 0.5 / a : 0.0);
+          rn = r + h * (force - th * r) + sd * a * s.noise(k, w);
+        } else {
+          const double force = (beta - 1.0) / th - 1.0 + s.nkw(k, w) / th - s.nk[k] / s.rows[k];
+          rn = r + h * (force - c * r) + sd_hmc * s.noise(k, w);
+        }
+        if (!std::isfinite(rn)) throw Error(fmt::format("lda {}: non-finite r at step {} (step size {} too large?)", name(method), t, h));
+        s.r(k, w) = rn;
+      }
+    }
+  }
   // Explicit Euler from the state at the start of the step (θ and r both from (θ_t, r_t), as
   // samplers/sgrhmc.hpp's Scheme::euler), then the fold S_i of every coordinate that left θ > 0.
   void momentum_step(State& s, const Model& m, double h, std::uint64_t t) const {

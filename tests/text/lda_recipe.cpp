@@ -1,7 +1,8 @@
 // Online LDA's momentum samplers against the library's complete-recipe sampler: one SGRHMC step of
 // lda::Sampler equals one step of samplers/sgrhmc.hpp with metric::FisherDiagonal (G⁻¹ = diag θ,
 // Γ_r = ∇·G^{-1/2} = 1/(2√θ)) driven by lda::Model::gradient on the same random stream; SGHMC with
-// C = 1 equals sgrhmc.hpp with the constant metric G = I (Γ = 0). Catches a drift, Γ or noise slip in
+// C = 1 equals sgrhmc.hpp with the constant metric G = I (Γ = 0); for both of its schemes (explicit Euler
+// and semi-implicit: θ first, then r at the new θ). Catches a drift, Γ or noise slip in
 // the fused LDA loop (they are written separately), and the naive variant's missing Γ.
 #include <doctest/doctest.h>
 
@@ -29,19 +30,20 @@ std::shared_ptr<Corpus> small_corpus() {
 }
 
 template <class Metric>
-void compare(lda::Method method, sgrhmc::Variant variant, Metric metric) {
+void compare(lda::Method method, sgrhmc::Variant variant, Metric metric, recipe::Scheme scheme) {
   lda::Model m;
   m.corpus = small_corpus();
   m.K = 3, m.alpha = 0.3, m.beta = 0.4, m.batch_size = 4, m.gibbs_sweeps = 4, m.gibbs_burn_in = 1;
   const double h = 0.01;
   lda::Sampler lda_sampler{method, schedule::StepSize::constant(h)};
   lda_sampler.hmc_variant = variant;
+  lda_sampler.scheme = scheme;
   random::Stream r0(3, 0);
   auto st = lda_sampler.init(m, r0);
   st.theta.array() += 0.5;  // away from 0: no reflection in this one step
   lda::topics_from_theta(st.theta, st.pi);
 
-  sgrhmc::Sampler<Metric> ref{metric, schedule::StepSize::constant(h), variant};
+  sgrhmc::Sampler<Metric> ref{metric, schedule::StepSize::constant(h), variant, 0.0, scheme};
   random::Stream r1(3, 9);
   auto rs = ref.init(Eigen::Map<const Eigen::VectorXd>(st.theta.data(), st.theta.size()), r1);
   rs.r = Eigen::Map<const Eigen::VectorXd>(st.r.data(), st.r.size());
@@ -59,10 +61,13 @@ void compare(lda::Method method, sgrhmc::Variant variant, Metric metric) {
 }  // namespace
 
 TEST_CASE("LDA SGRHMC step = samplers/sgrhmc.hpp with the Fisher metric on Model::gradient (with and without Γ)") {
-  compare(lda::Method::sgrhmc, sgrhmc::Variant::generalized, recipe::metric::FisherDiagonal{});
-  compare(lda::Method::sgrhmc, sgrhmc::Variant::naive, recipe::metric::FisherDiagonal{});
+  for (auto scheme : {recipe::Scheme::euler, recipe::Scheme::semi_implicit}) {
+    compare(lda::Method::sgrhmc, sgrhmc::Variant::generalized, recipe::metric::FisherDiagonal{}, scheme);
+    compare(lda::Method::sgrhmc, sgrhmc::Variant::naive, recipe::metric::FisherDiagonal{}, scheme);
+  }
 }
 
 TEST_CASE("LDA SGHMC step (C = 1) = samplers/sgrhmc.hpp with G = I") {
-  compare(lda::Method::sghmc, sgrhmc::Variant::generalized, recipe::metric::ConstantDiagonal{Eigen::VectorXd::Ones(21)});
+  for (auto scheme : {recipe::Scheme::euler, recipe::Scheme::semi_implicit})
+    compare(lda::Method::sghmc, sgrhmc::Variant::generalized, recipe::metric::ConstantDiagonal{Eigen::VectorXd::Ones(21)}, scheme);
 }
