@@ -1,5 +1,6 @@
 """Plots OUT/lda_<set>.json (experiments/topics/lda.cpp) as OUT/lda_<set>.png: held-out perplexity
-against documents processed, one line per sampler and step size (complete recipe Fig. 3's shape).
+against documents processed, one line per sampler and step size (complete recipe Fig. 3's shape); left
+from the current sample, right averaged over the posterior samples after burn-in (Patterson & Teh §4).
 Usage: /usr/bin/python3 experiments/topics/plot.py OUT"""
 import glob
 import json
@@ -12,20 +13,30 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
 out = sys.argv[1] if len(sys.argv) > 1 else "reproductions"
+COLOURS = {"sgrld": "tab:blue", "sgld": "tab:orange", "sgrhmc": "tab:green", "sghmc": "tab:red"}
 for path in sorted(glob.glob(os.path.join(out, "lda_*.json"))):
     with open(path) as f:
         j = json.load(f)
-    fig, ax = plt.subplots(figsize=(6, 4))
+    fig, axes = plt.subplots(1, 2, figsize=(12, 4.5), sharey=True)
     for run in j["runs"]:
-        style = "-" if run["sampler"] == "sgrld" else "--"
-        label = f'{run["sampler"].upper()} a={run["step_a"]:g}' + (" (stopped)" if "failure" in run else "")
-        ax.plot(run["documents"], run["perplexity"], style, marker=".", label=label)
-    ax.axhline(j["random_topics_perplexity"], color="grey", lw=0.8, ls=":", label="random topics")
-    ax.set_xlabel("documents processed")
-    ax.set_ylabel("held-out perplexity")
-    ax.set_yscale("log")
-    ax.set_title(f'LDA, SpamAssassin {j["set"]} (K={j["K"]}, V={j["vocabulary"]}, batch {j["batch_size"]})')
-    ax.legend(fontsize=7)
+        sampler = run["sampler"]
+        # one line style per step size within a sampler, one colour per sampler
+        same = [r["step_a"] for r in j["runs"] if r["sampler"] == sampler]
+        style = ["-", "--", ":", "-."][same.index(run["step_a"]) % 4]
+        label = f'{sampler.upper()} a={run["step_a"]:g}' + (" (stopped)" if "failure" in run else "")
+        colour = COLOURS.get(sampler)
+        axes[0].plot(run["documents"], run["perplexity"], style, color=colour, marker=".", ms=3, label=label)
+        avg = [(d, p) for d, p in zip(run["documents"], run.get("perplexity_avg", [])) if p is not None]
+        if avg:
+            axes[1].plot(*zip(*avg), style, color=colour, marker=".", ms=3, label=label)
+    for ax, title in zip(axes, ("current sample", f'averaged over samples (every {j.get("thin", "?")} steps after step {j.get("burn_in", "?")})')):
+        ax.axhline(j["random_topics_perplexity"], color="grey", lw=0.8, ls=":", label="random topics")
+        ax.set_xlabel("documents processed")
+        ax.set_yscale("log")
+        ax.set_title(title, fontsize=9)
+    axes[0].set_ylabel("held-out perplexity")
+    axes[0].legend(fontsize=6, ncol=2)
+    fig.suptitle(f'LDA, SpamAssassin {j["set"]} (K={j["K"]}, V={j["vocabulary"]}, batch {j["batch_size"]})')
     fig.tight_layout()
     png = path[:-5] + ".png"
     fig.savefig(png, dpi=120)
