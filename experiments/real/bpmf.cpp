@@ -13,6 +13,7 @@
 #include <fstream>
 #include <limits>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include <fmt/format.h>
@@ -47,8 +48,9 @@ void predict_all(const models::Bpmf& m, const data::Ratings& r, const Eigen::Vec
 // Runs one method for `epochs` passes; records (pass, seconds, test RMSE) every `eval_every` steps.
 template <class S>
 json run_method(const std::string& method, const S& sampler, const Setup& setup, double tau, std::size_t batch, double epochs,
-                bool averaging, std::uint64_t burn_in, int gibbs_every, std::uint64_t seed) {
-  models::Bpmf model{setup.train, 20, tau, setup.train->mean(), std::make_shared<models::BpmfPrecisions>()};
+                bool averaging, std::uint64_t burn_in, int gibbs_every, std::uint64_t seed, double precision = 1.0) {
+  models::Bpmf model{setup.train, 20, tau, setup.train->mean(),
+                     std::make_shared<models::BpmfPrecisions>(models::BpmfPrecisions{precision, precision, precision, precision})};
   const auto pot = data::minibatch(model, batch, setup.sampling);
   random::Stream rng(seed, 0);
   auto state = sampler.init(model.initial_point(rng), rng);
@@ -96,7 +98,11 @@ struct Run {
 // One method at learning rate η, in the paper's momentum parametrisation (§3.3): SGHMC with h = sqrt(η),
 // friction C = α/h, V̂ = 0; SGLD with step size η/α (SGD-with-momentum's terminal speed, so its drift per
 // step matches); SGD at η; SGD with momentum α at η.
-json run_named(const std::string& method, double eta, const Setup& s, const Run& run, std::uint64_t seed) {
+// The optimisers (no Gibbs step) keep every block precision fixed at `precision`: a Gibbs step on λ given
+// a noiseless optimiser's small initial factors locks λ high and the factors at zero (the model
+// collapses to the bias model), so their λ is a tuned constant instead.
+json run_named(const std::string& method, double eta, const Setup& s, const Run& run, std::uint64_t seed,
+               double precision = 1.0) {
   constexpr double alpha = 0.1;
   const Euclidean space(models::Bpmf{s.train, 20, run.tau, 0.0, {}}.dim());
   const auto steps = static_cast<std::uint64_t>(run.epochs * double(s.train->size()) / double(run.batch));
@@ -110,9 +116,11 @@ json run_named(const std::string& method, double eta, const Setup& s, const Run&
     const sgld::Sampler<Euclidean> smp{space, schedule::StepSize::constant(eta / alpha), 0.0};
     r = run_method(method, smp, s, run.tau, run.batch, run.epochs, true, burn_in, 100, seed);
   } else if (method == "sgd") {
-    r = run_method(method, experiments::Sgd{eta, 0.0}, s, run.tau, run.batch, run.epochs, false, 0, 100, seed);
+    r = run_method(method, experiments::Sgd{eta, 0.0}, s, run.tau, run.batch, run.epochs, false, 0, 0, seed, precision);
+    r["precision"] = precision;
   } else {
-    r = run_method(method, experiments::Sgd{eta, alpha}, s, run.tau, run.batch, run.epochs, false, 0, 100, seed);
+    r = run_method(method, experiments::Sgd{eta, alpha}, s, run.tau, run.batch, run.epochs, false, 0, 0, seed, precision);
+    r["precision"] = precision;
   }
   r["learning_rate"] = eta;
   return r;
@@ -150,7 +158,7 @@ int main(int argc, char** argv) {
     const std::vector<std::string> methods_list = {"sghmc", "sgld", "sgd", "sgd_momentum"};
     json out = {{"experiment", "bpmf"}, {"data", argv[1]}, {"ratings", all.size()}, {"users", all.n_users}, {"items", all.n_items},
                 {"latent", 20}, {"tau", run.tau}, {"batch_size", run.batch}, {"epochs", run.epochs},
-                {"burn_in_fraction", run.burn_in_fraction}, {"gibbs_every", 100}, {"momentum_decay", 0.1},
+                {"burn_in_fraction", run.burn_in_fraction}, {"gibbs_every", "100 (samplers); optimisers: fixed precisions from the grid {1, 10, 100}"}, {"momentum_decay", 0.1},
                 {"learning_rate_grid", grid}, {"splits", json::array()}};
     for (const auto& s : setups) {
       const auto biases = models::fit_biases(*s.train);
@@ -167,20 +175,25 @@ int main(int argc, char** argv) {
       json methods = json::array(), tuned = json::object();
       std::uint64_t seed = 11;
       for (const auto& m : methods_list) {
-        std::vector<std::pair<double, double>> ranked;  // (validation RMSE, η) of the rates that did not diverge
+        // (validation RMSE, η, λ) of the settings that did not diverge. Optimisers: λ from a grid too.
+        std::vector<std::tuple<double, double, double>> ranked;
         json tries = json::array();
-        for (const double eta : grid) {
-          const json r = run_named(m, eta, tuning, run, seed);
-          const bool ok = !r["diverged"].get<bool>();
-          tries.push_back({{"learning_rate", eta}, {"valid_rmse", ok ? r["final_rmse"] : json(nullptr)}});
-          if (ok) ranked.emplace_back(r["final_rmse"].get<double>(), eta);
-        }
+        const bool optimiser = m == "sgd" || m == "sgd_momentum";
+        for (const double lambda : optimiser ? std::vector<double>{1, 10, 100} : std::vector<double>{1})
+          for (const double eta : grid) {
+            if (optimiser && eta > 3e-5) continue;  // diverged for both optimisers on both splits
+            const json r = run_named(m, eta, tuning, run, seed, lambda);
+            const bool ok = !r["diverged"].get<bool>();
+            tries.push_back({{"learning_rate", eta}, {"precision", optimiser ? json(lambda) : json("gibbs")},
+                             {"valid_rmse", ok ? r["final_rmse"] : json(nullptr)}});
+            if (ok) ranked.emplace_back(r["final_rmse"].get<double>(), eta, lambda);
+          }
         std::sort(ranked.begin(), ranked.end());
-        // The best rate on validation; should it diverge on the whole training set (more ratings per
+        // The best setting on validation; should it diverge on the whole training set (more ratings per
         // user in a time window), the next best, and so on — each attempt is recorded.
         json final_run, attempts = json::array();
-        for (const auto& [valid_rmse, eta] : ranked) {
-          final_run = run_named(m, eta, s, run, seed);
+        for (const auto& [valid_rmse, eta, lambda] : ranked) {
+          final_run = run_named(m, eta, s, run, seed, lambda);
           attempts.push_back({{"learning_rate", eta}, {"diverged", final_run["diverged"]}});
           if (!final_run["diverged"].get<bool>()) break;
         }
