@@ -72,7 +72,7 @@ int main(int argc, char** argv) try {
   // SGHMC/SGRHMC use h = ε_t itself as the Euler step of their SDE (SGRLD/SGLD: dt = ε/2).
   std::vector<Setting> grid = {{lda::Method::sgrld, 0.01},   {lda::Method::sgrld, 0.003},  {lda::Method::sgrld, 0.001},
                                {lda::Method::sgld, 0.01},    {lda::Method::sgld, 0.001},   {lda::Method::sgld, 1e-4},
-                               {lda::Method::sgrhmc, 0.03},  {lda::Method::sgrhmc, 0.01},  {lda::Method::sgrhmc, 0.003},
+                               {lda::Method::sgrhmc, 0.03},  {lda::Method::sgrhmc, 0.02},  {lda::Method::sgrhmc, 0.01},  {lda::Method::sgrhmc, 0.003},
                                {lda::Method::sghmc, 0.01},   {lda::Method::sghmc, 0.001},  {lda::Method::sghmc, 1e-4}};
   if (quick) grid = {{lda::Method::sgrld, 0.003}, {lda::Method::sgld, 0.001}, {lda::Method::sgrhmc, 0.003}, {lda::Method::sghmc, 0.001}};
   const int burn_in = steps / 3, thin = 10;
