@@ -14,6 +14,10 @@
 // Writes OUT/sam_<set>.json; experiments/topics/plot.py draws OUT/sam_<set>.png.
 //   sam_experiment SPAM_DATA_DIR OUT [--quick] [--set three-groups|all-spam] [--threads T] [--topics K]
 //                  [--budget SECONDS] [--validation-budget SECONDS] [--no-tune]
+//                  [--choices PREVIOUS.json] [--only SUBSTRING] [--gamma VALUE] [--tag NAME] [--friction-alpha A]
+// --choices takes each method's γ from an earlier run's JSON (e.g. the small set's validated choices for
+// the large set); --only runs the methods whose name contains SUBSTRING; --gamma fixes γ for all methods
+// run; --friction-alpha sets α = C·h of the SG methods (default the authors' 0.01); --tag writes OUT/sam_<set>_<tag>.json instead of OUT/sam_<set>.json.
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -283,7 +287,8 @@ int main(int argc, char** argv) try {
   bool quick = false, tune = true;
   std::string set = "three-groups";
   Settings st;
-  double budget = -1, val_budget = -1;
+  double budget = -1, val_budget = -1, fixed_gamma = -1;
+  std::string choices_file, only, tag;
   for (int i = 3; i < argc; ++i) {
     const std::string a = argv[i];
     auto next = [&]() -> std::string {
@@ -297,6 +302,11 @@ int main(int argc, char** argv) try {
     else if (a == "--topics") st.K = std::stol(next());
     else if (a == "--budget") budget = std::stod(next());
     else if (a == "--validation-budget") val_budget = std::stod(next());
+    else if (a == "--choices") choices_file = next();
+    else if (a == "--only") only = next();
+    else if (a == "--gamma") fixed_gamma = std::stod(next());
+    else if (a == "--tag") tag = next();
+    else if (a == "--friction-alpha") st.alpha_friction = std::stod(next());
     else throw Error(fmt::format("argument {}: unknown", a));
   }
   require(set == "three-groups" || set == "all-spam", fmt::format("--set: expected three-groups or all-spam, got {}", set));
@@ -351,6 +361,17 @@ int main(int argc, char** argv) try {
       {"GMC-bGibbs", Kind::gmc_bgibbs, 0, gmc_grid, theta_gibbs, 5},
       {"GMC-apprMH", Kind::gmc_apprmh, 0, gmc_grid, theta_mh, 1},
   };
+  nlohmann::json choices;
+  if (!choices_file.empty()) {
+    std::ifstream in(choices_file);
+    require(static_cast<bool>(in), fmt::format("--choices: cannot read {}", choices_file));
+    const auto prev = nlohmann::json::parse(in);
+    for (const auto& r : prev.at("runs")) choices[r.at("method").get<std::string>()] = r.at("gamma");
+    tune = false;
+  }
+  if (fixed_gamma > 0) tune = false;
+  if (!only.empty())
+    std::erase_if(methods, [&](const Method& m) { return m.name.find(only) == std::string::npos; });
   if (quick) {
     tune = false;
     for (auto& m : methods) m.theta.burn_in = std::min(m.theta.burn_in, 10), m.theta.draws = std::min(m.theta.draws, 5);
@@ -415,6 +436,12 @@ int main(int argc, char** argv) try {
       }
       run["grid"] = grid;
       run["choice"] = "lowest validation log-perplexity after the validation budget";
+    } else if (fixed_gamma > 0) {
+      chosen = fixed_gamma;
+      run["choice"] = "fixed by --gamma";
+    } else if (choices.contains(m.name)) {
+      chosen = choices[m.name].get<double>();
+      run["choice"] = fmt::format("validated choice of {} (--choices)", choices_file);
     } else {
       run["choice"] = quick ? "quick mode: the grid's second value, no tuning" : "--no-tune: the grid's second value";
     }
@@ -427,12 +454,12 @@ int main(int argc, char** argv) try {
     if (!r.failure.empty()) run["failure"] = r.failure;
     fmt::print("{}: gamma {:g}, final log-perplexity {:.2f}, {}\n", m.name, chosen, r.final_log_perplexity, c.stats().dump());
     j["runs"].push_back(run);
-    std::ofstream(out / fmt::format("sam_{}.json", set)) << j.dump(1) << "\n";  // partial results survive an interruption
+    std::ofstream(out / fmt::format("sam_{}{}.json", set, tag.empty() ? "" : "_" + tag)) << j.dump(1) << "\n";  // partial results survive an interruption
   }
   j["peak_rss_mb"] = experiments::peak_rss_mb();
   j["load_average"] = {{"start", load_start}, {"end", load_average()}};
-  std::ofstream(out / fmt::format("sam_{}.json", set)) << j.dump(1) << "\n";
-  fmt::print("peak RSS {:.0f} MB; wrote {}\n", experiments::peak_rss_mb(), (out / fmt::format("sam_{}.json", set)).string());
+  std::ofstream(out / fmt::format("sam_{}{}.json", set, tag.empty() ? "" : "_" + tag)) << j.dump(1) << "\n";
+  fmt::print("peak RSS {:.0f} MB; wrote {}\n", experiments::peak_rss_mb(), (out / fmt::format("sam_{}{}.json", set, tag.empty() ? "" : "_" + tag)).string());
   return 0;
 } catch (const std::exception& e) {
   std::fprintf(stderr, "sam_experiment: %s\n", e.what());
