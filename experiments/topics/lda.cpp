@@ -20,6 +20,8 @@
 #include <sgmcmc/models/text/lda.hpp>
 #include <sgmcmc/models/text/loaders.hpp>
 
+#include "spam_corpus.hpp"
+
 using namespace sgmcmc;
 using namespace sgmcmc::text;
 
@@ -45,19 +47,13 @@ int main(int argc, char** argv) try {
     else throw Error(fmt::format("argument {}: unknown", a));
   }
   std::filesystem::create_directories(out);
-  TextReport report;
-  const auto docs = set == "three-groups"
-                        ? load_spam_three_groups(root, report)
-                        : load_spam_assassin(root, {"easy-ham-1", "easy-ham-2", "hard-ham-1", "spam-1", "spam-2"}, {}, report);
-  const auto sp = split(docs.size(), 0.2, 2024);
-  const std::size_t V = 5000;
-  const auto vocab = Vocabulary::fit(docs, sp.train, V, 2);
-  TextReport train_report, test_report;
-  auto train = std::make_shared<Corpus>(to_corpus(docs, sp.train, vocab, train_report));
-  const Corpus test = to_corpus(docs, sp.test, vocab, test_report);
+  const auto data = experiments::load_spam_corpus(root, set);
+  const auto& vocab = data.vocab;
+  auto train = std::make_shared<Corpus>(data.train);
+  const Corpus& test = data.test;
   fmt::print("{}: {} documents ({}); vocabulary {} words\ntrain: {} docs, {} tokens, {} non-zeros; {}\ntest: {} docs, {} tokens; {}\n",
-             set, docs.size(), report.summary(), vocab.size(), train->size(), train->tokens(), train->nonzeros(),
-             train_report.summary(), test.size(), test.tokens(), test_report.summary());
+             set, data.documents, data.load.summary(), vocab.size(), train->size(), train->tokens(), train->nonzeros(),
+             data.train_report.summary(), test.size(), test.tokens(), data.test_report.summary());
 
   lda::Model model;
   model.corpus = train;
@@ -79,7 +75,7 @@ int main(int argc, char** argv) try {
   nlohmann::json j;
   j["set"] = set;
   j["note"] = "SpamAssassin in place of 20 Newsgroups (not available here); vocabulary fitted on training documents";
-  j["documents"] = docs.size();
+  j["documents"] = data.documents;
   j["train_documents"] = train->size();
   j["test_documents"] = test.size();
   j["vocabulary"] = vocab.size();
@@ -89,7 +85,7 @@ int main(int argc, char** argv) try {
   j["perplexity_note"] =
       "perplexity: current sample; perplexity_avg: predictive probability averaged over the samples taken every thin steps after "
       "burn_in (null before)";
-  j["report"] = {{"load", report.summary()}, {"train", train_report.summary()}, {"test", test_report.summary()}};
+  j["report"] = data.report();
   const double random_pp = lda::perplexity(lda::random_topics(model.K, model.vocabulary_size(), 1), test, model.alpha, 7).perplexity;
   j["random_topics_perplexity"] = random_pp;
   fmt::print("random topics: perplexity {:.1f}\n", random_pp);

@@ -34,6 +34,8 @@
 #include <nlohmann/json.hpp>
 
 #include <sgmcmc/models/text/loaders.hpp>
+
+#include "spam_corpus.hpp"
 #include <sgmcmc/models/text/sam.hpp>
 #include <sgmcmc/samplers/hmc.hpp>
 #include <sgmcmc/samplers/sghmc.hpp>
@@ -318,16 +320,9 @@ int main(int argc, char** argv) try {
   const double load_start = load_average();
 
   // --- data ---
-  TextReport report;
-  const auto docs = set == "three-groups"
-                        ? load_spam_three_groups(root, report)
-                        : load_spam_assassin(root, {"easy-ham-1", "easy-ham-2", "hard-ham-1", "spam-1", "spam-2"}, {}, report);
-  const auto sp = split(docs.size(), 0.2, 2024);
-  const std::size_t V = 5000;
-  const auto vocab = Vocabulary::fit(docs, sp.train, V, 2);
-  TextReport train_report, test_report;
-  const Corpus train_c = to_corpus(docs, sp.train, vocab, train_report);
-  const Corpus test_c = to_corpus(docs, sp.test, vocab, test_report);
+  const auto data = experiments::load_spam_corpus(root, set);
+  const Corpus& train_c = data.train;
+  const Corpus& test_c = data.test;
   TfIdf tfidf{TfIdf::fit_idf(train_c)};
   const auto train = to_sam(train_c, tfidf);
   const auto test = to_sam(test_c, tfidf);
@@ -336,7 +331,7 @@ int main(int argc, char** argv) try {
   const auto fit = to_sam(train_c.subset(vs.train), tfidf);
   const auto validation = to_sam(train_c.subset(vs.test), tfidf);
   fmt::print("{}: {} documents ({}); vocabulary {} words\ntrain {} docs ({} non-zeros), test {} docs; validation split {} / {}\n", set,
-             docs.size(), report.summary(), vocab.size(), train->size(), train->word.size(), test->size(), fit->size(),
+             data.documents, data.load.summary(), data.vocab.size(), train->size(), train->word.size(), test->size(), fit->size(),
              validation->size());
 
   // --- methods (the authors' settings: changliu00/SG-Geod-MCMC MCMC/SAM_*/settings_diff_*.txt) ---
@@ -383,10 +378,10 @@ int main(int argc, char** argv) try {
   j["note"] = set == "three-groups"
                   ? "SpamAssassin three-groups set in place of the paper's 20News-different (20 Newsgroups not available here)"
                   : "all SpamAssassin mails (ham and spam) in place of the paper's Wikipedia set (not available here)";
-  j["documents"] = docs.size(), j["train_documents"] = train->size(), j["test_documents"] = test->size();
+  j["documents"] = data.documents, j["train_documents"] = train->size(), j["test_documents"] = test->size();
   j["validation_split"] = {{"fit_documents", fit->size()}, {"validation_documents", validation->size()}, {"seed", 2025}};
-  j["vocabulary"] = vocab.size(), j["K"] = st.K;
-  j["report"] = {{"load", report.summary()}, {"train", train_report.summary()}, {"test", test_report.summary()}};
+  j["vocabulary"] = data.vocab.size(), j["K"] = st.K;
+  j["report"] = data.report();
   j["hyper"] = {{"kappa0", st.hyper.kappa0}, {"sigma", st.hyper.sigma}, {"kappa1", st.hyper.kappa1}, {"alpha", st.hyper.alpha},
                 {"m", "normalised sum of the training documents"}};
   j["settings"] = {{"alpha_friction", st.alpha_friction},
