@@ -15,9 +15,13 @@
 //   sam_experiment SPAM_DATA_DIR OUT [--quick] [--set three-groups|all-spam] [--threads T] [--topics K]
 //                  [--budget SECONDS] [--validation-budget SECONDS] [--no-tune]
 //                  [--choices PREVIOUS.json] [--only SUBSTRING] [--gamma VALUE] [--tag NAME] [--friction-alpha A]
-// --choices takes each method's γ from an earlier run's JSON (e.g. the small set's validated choices for
-// the large set); --only runs the methods whose name contains SUBSTRING; --gamma fixes γ for all methods
-// run; --friction-alpha sets α = C·h of the SG methods (default the authors' 0.01); --tag writes OUT/sam_<set>_<tag>.json instead of OUT/sam_<set>.json.
+//                  [--seed S]
+// The SG methods are validated over γ × α, α = C·h their friction (SGGMC) or diffusion (gSGNHT) times the step,
+// on the grid α ∈ {0.01 (the authors'), 0.1, 1, 10}; --friction-alpha A fixes α = A instead. --choices takes each
+// method's γ (and α) from an earlier run's JSON (e.g. the small set's validated choices for the large set);
+// --only runs the methods whose name contains SUBSTRING; --gamma fixes γ for all methods run (α: the grid's
+// first value); --seed S (default 1) changes the initial topics and every chain's random stream (the data
+// split and the validation split stay fixed); --tag writes OUT/sam_<set>_<tag>.json instead of OUT/sam_<set>.json.
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -107,6 +111,7 @@ struct Method {
   Kind kind;
   std::size_t batch;            // SG methods: minibatch size, 0 = full batch
   std::vector<double> gammas;   // the grid: h = sqrt(γ / D) (the authors' parametrisation, eps = sqrt(gamma/D))
+  std::vector<double> alphas;   // SG methods: the grid of α = C·h; empty for the GMC baselines
   ThetaGmc theta;               // per-document θ sampler
   int leapfrog = 1;             // GMC baselines: leapfrog steps per β trajectory
 };
@@ -114,7 +119,10 @@ struct Method {
 struct Settings {
   SamHyper hyper;
   Eigen::Index K = 20;
-  double alpha_friction = 0.01;  // the authors' btAl: C·h = α (SGGMC friction, gSGNHT diffusion A = α/h)
+  // The SG methods' grid of α = C·h (SGGMC friction C = α/h, gSGNHT diffusion A = α/h); the first is the
+  // authors' btAl = 0.01. At κ1 = 3e4 their chains run hot with it (docs/reproductions.md), so α is validated.
+  std::vector<double> friction_grid = {0.01, 0.1, 1.0, 10.0};
+  std::uint64_t seed = 1;
   int eval_thetas = 200;         // the authors' ts_thN
   unsigned threads = 1;
   double burn_in_fraction = 0.2;
@@ -150,7 +158,7 @@ void adapt_theta_step(Sam& sam, std::uint64_t accepted, std::uint64_t proposals)
 
 /// Builds the chain of `m` at step parameter γ on `sam`'s documents, started at β0 with seed `seed`.
 /// Holds everything by shared_ptr so the returned closures own their state.
-Chain make_chain(const Method& m, double gamma, const std::shared_ptr<const Sam>& sam_in, const Settings& st,
+Chain make_chain(const Method& m, double gamma, double alpha, const std::shared_ptr<const Sam>& sam_in, const Settings& st,
                  const Eigen::VectorXd& beta0, std::uint64_t seed) {
   const double D = static_cast<double>(sam_in->documents->size());
   const double h = std::sqrt(gamma / D);
@@ -162,7 +170,7 @@ Chain make_chain(const Method& m, double gamma, const std::shared_ptr<const Sam>
   Chain c;
   if (m.kind == Kind::sggmc || m.kind == Kind::gsgnht) {
     c.documents_per_step = m.batch == 0 ? D : static_cast<double>(m.batch);
-    const double C = st.alpha_friction / h;
+    const double C = alpha / h;
     if (m.kind == Kind::sggmc) {
       auto sampler = std::make_shared<sghmc::Sampler<M>>(sghmc::Dynamics<M>{sam->manifold(), sghmc::Friction(C)}, splitting::aboba,
                                                           schedule::StepSize::constant(h));
@@ -308,7 +316,8 @@ int main(int argc, char** argv) try {
     else if (a == "--only") only = next();
     else if (a == "--gamma") fixed_gamma = std::stod(next());
     else if (a == "--tag") tag = next();
-    else if (a == "--friction-alpha") st.alpha_friction = std::stod(next());
+    else if (a == "--friction-alpha") st.friction_grid = {std::stod(next())};
+    else if (a == "--seed") st.seed = std::stoull(next());
     else throw Error(fmt::format("argument {}: unknown", a));
   }
   require(set == "three-groups" || set == "all-spam", fmt::format("--set: expected three-groups or all-spam, got {}", set));
@@ -347,21 +356,26 @@ int main(int argc, char** argv) try {
   // Grids in γ, h = sqrt(γ/D): the SG methods from the authors' γ = 0.01 down (the likelihood's curvature
   // κ1·D ~ 5e7 makes h = sqrt(0.01/D) = 2.5e-3 unstable here: the quick run's log-perplexity rose); the GMC
   // baselines from the authors' eps = 2e-5 (bGibbs, L = 5) and 1e-4 (apprMH, L = 1) up (γ = eps²·D).
-  const std::vector<double> sg_grid = {1e-5, 1e-4, 1e-3, 1e-2}, gmc_grid = {1e-6, 1e-5, 1e-4};
+  // γ = 1e-2 (the top of an earlier grid) was never chosen and 1e-6 (below it) did well at α = 0.01, so the
+  // SG grid spans 1e-6 .. 1e-3.
+  const std::vector<double> sg_grid = {1e-6, 1e-5, 1e-4, 1e-3}, gmc_grid = {1e-6, 1e-5, 1e-4};
+  const auto& fr = st.friction_grid;
   std::vector<Method> methods = {
-      {"SGGMC (batch 50)", Kind::sggmc, 50, sg_grid, theta_sg, 1},
-      {"gSGNHT (batch 50)", Kind::gsgnht, 50, sg_grid, theta_sg, 1},
-      {"SGGMC (full batch)", Kind::sggmc, 0, sg_grid, theta_sg, 1},
-      {"gSGNHT (full batch)", Kind::gsgnht, 0, sg_grid, theta_sg, 1},
-      {"GMC-bGibbs", Kind::gmc_bgibbs, 0, gmc_grid, theta_gibbs, 5},
-      {"GMC-apprMH", Kind::gmc_apprmh, 0, gmc_grid, theta_mh, 1},
+      {"SGGMC (batch 50)", Kind::sggmc, 50, sg_grid, fr, theta_sg, 1},
+      {"gSGNHT (batch 50)", Kind::gsgnht, 50, sg_grid, fr, theta_sg, 1},
+      {"SGGMC (full batch)", Kind::sggmc, 0, sg_grid, fr, theta_sg, 1},
+      {"gSGNHT (full batch)", Kind::gsgnht, 0, sg_grid, fr, theta_sg, 1},
+      {"GMC-bGibbs", Kind::gmc_bgibbs, 0, gmc_grid, {}, theta_gibbs, 5},
+      {"GMC-apprMH", Kind::gmc_apprmh, 0, gmc_grid, {}, theta_mh, 1},
   };
   nlohmann::json choices;
   if (!choices_file.empty()) {
     std::ifstream in(choices_file);
     require(static_cast<bool>(in), fmt::format("--choices: cannot read {}", choices_file));
     const auto prev = nlohmann::json::parse(in);
-    for (const auto& r : prev.at("runs")) choices[r.at("method").get<std::string>()] = r.at("gamma");
+    // Runs written before α was validated carry no alpha_friction: they used the authors' 0.01.
+    for (const auto& r : prev.at("runs"))
+      choices[r.at("method").get<std::string>()] = {{"gamma", r.at("gamma")}, {"alpha", r.value("alpha_friction", 0.01)}};
     tune = false;
   }
   if (fixed_gamma > 0) tune = false;
@@ -384,9 +398,9 @@ int main(int argc, char** argv) try {
   j["report"] = data.report();
   j["hyper"] = {{"kappa0", st.hyper.kappa0}, {"sigma", st.hyper.sigma}, {"kappa1", st.hyper.kappa1}, {"alpha", st.hyper.alpha},
                 {"m", "normalised sum of the training documents"}};
-  j["settings"] = {{"alpha_friction", st.alpha_friction},
+  j["settings"] = {{"friction_grid", st.friction_grid}, {"seed", st.seed},
                    {"step_size_rule", "h = sqrt(gamma / D), D = training documents of the run (authors' eps = sqrt(gamma/D)); "
-                                      "SGGMC friction C = alpha/h, gSGNHT diffusion A = alpha/h"},
+                                      "SGGMC friction C = alpha/h, gSGNHT diffusion A = alpha/h (alpha per run: alpha_friction)"},
                    {"eval_thetas", st.eval_thetas}, {"budget_seconds", budget}, {"validation_budget_seconds", val_budget},
                    {"burn_in_fraction", st.burn_in_fraction}, {"evaluations", st.evaluations}, {"threads", st.threads},
                    {"hardware_threads", std::thread::hardware_concurrency()}, {"split_seed", 2024}, {"tuned", tune},
@@ -396,11 +410,11 @@ int main(int argc, char** argv) try {
                    {"theta_step", "starts at 1e-3, scaled after every iteration toward acceptance in [0.6, 0.8] (x0.8 / x1.1)"},
                    {"clock", "sampler time only (steady_clock around each iteration); evaluations excluded"}};
 
-  random::Stream init_rng(2016, 0);
+  random::Stream init_rng(2015 + st.seed, 0);  // seed 1: the stream (2016, 0) of the first runs
   const auto base = std::make_shared<const Sam>(train, st.K, st.hyper, theta_sg, 0, st.threads);
   const Eigen::VectorXd beta0 = base->initial_topics(init_rng);
   const auto fit_sam = std::make_shared<const Sam>(fit, st.K, st.hyper, theta_sg, 0, st.threads);
-  random::Stream init_fit(2016, 1);
+  random::Stream init_fit(2015 + st.seed, 1);
   const Eigen::VectorXd beta0_fit = fit_sam->initial_topics(init_fit);
   {
     random::Stream er(77, 0);
@@ -416,38 +430,46 @@ int main(int argc, char** argv) try {
     run["theta"] = {{"burn_in", m.theta.burn_in}, {"draws", m.theta.draws}, {"leapfrog_steps", m.theta.leapfrog_steps},
                     {"step_size", m.theta.step_size}};
     if (m.kind == Kind::gmc_bgibbs || m.kind == Kind::gmc_apprmh) run["leapfrog_steps"] = m.leapfrog;
-    double chosen = m.gammas[1];
+    const bool sg = !m.alphas.empty();
+    const std::vector<double> alphas = sg ? m.alphas : std::vector<double>{0.0};
+    double chosen = m.gammas[1], chosen_alpha = alphas.front();
     if (tune) {
       nlohmann::json grid = nlohmann::json::array();
       double best = std::numeric_limits<double>::infinity();
-      for (double g : m.gammas) {
-        Chain c = make_chain(m, g, fit_sam, st, beta0_fit, 11);
-        const RunResult r = run_chain(c, *fit_sam, *validation, st, val_budget, false, m.name);
-        fmt::print("validation {:<22s} gamma {:8.1e}: log-perplexity {:10.2f}{}\n", m.name, g, r.final_log_perplexity,
-                   r.failure.empty() ? "" : " (" + r.failure + ")");
-        grid.push_back({{"gamma", g}, {"validation_log_perplexity", r.final_log_perplexity}, {"iterations", r.curve["iterations_total"]},
-                        {"stats", c.stats()}, {"failure", r.failure}});
-        if (r.failure.empty() && r.final_log_perplexity < best) best = r.final_log_perplexity, chosen = g;
-      }
+      for (double g : m.gammas)
+        for (double al : alphas) {
+          Chain c = make_chain(m, g, al, fit_sam, st, beta0_fit, 10 + st.seed);
+          const RunResult r = run_chain(c, *fit_sam, *validation, st, val_budget, false, m.name);
+          fmt::print("validation {:<22s} gamma {:8.1e}{}: log-perplexity {:10.2f}{}\n", m.name, g,
+                     sg ? fmt::format(" alpha {:5.2f}", al) : "", r.final_log_perplexity, r.failure.empty() ? "" : " (" + r.failure + ")");
+          nlohmann::json point = {{"gamma", g}, {"validation_log_perplexity", r.final_log_perplexity},
+                                  {"iterations", r.curve["iterations_total"]}, {"stats", c.stats()}, {"failure", r.failure}};
+          if (sg) point["alpha_friction"] = al;
+          grid.push_back(point);
+          if (r.failure.empty() && r.final_log_perplexity < best) best = r.final_log_perplexity, chosen = g, chosen_alpha = al;
+        }
       run["grid"] = grid;
       run["choice"] = "lowest validation log-perplexity after the validation budget";
     } else if (fixed_gamma > 0) {
       chosen = fixed_gamma;
       run["choice"] = "fixed by --gamma";
     } else if (choices.contains(m.name)) {
-      chosen = choices[m.name].get<double>();
+      chosen = choices[m.name]["gamma"].get<double>();
+      chosen_alpha = sg ? choices[m.name]["alpha"].get<double>() : 0.0;
       run["choice"] = fmt::format("validated choice of {} (--choices)", choices_file);
     } else {
       run["choice"] = quick ? "quick mode: the grid's second value, no tuning" : "--no-tune: the grid's second value";
     }
     run["gamma"] = chosen;
-    Chain c = make_chain(m, chosen, base, st, beta0, 1);
+    if (sg) run["alpha_friction"] = chosen_alpha;
+    Chain c = make_chain(m, chosen, chosen_alpha, base, st, beta0, st.seed);
     const RunResult r = run_chain(c, *base, *test, st, budget, true, m.name);
     run["curve"] = r.curve;
     run["final_log_perplexity"] = r.final_log_perplexity;
     run["stats"] = c.stats();
     if (!r.failure.empty()) run["failure"] = r.failure;
-    fmt::print("{}: gamma {:g}, final log-perplexity {:.2f}, {}\n", m.name, chosen, r.final_log_perplexity, c.stats().dump());
+    fmt::print("{}: gamma {:g}{}, final log-perplexity {:.2f}, {}\n", m.name, chosen,
+               sg ? fmt::format(" alpha {:g}", chosen_alpha) : "", r.final_log_perplexity, c.stats().dump());
     j["runs"].push_back(run);
     std::ofstream(out / fmt::format("sam_{}{}.json", set, tag.empty() ? "" : "_" + tag)) << j.dump(1) << "\n";  // partial results survive an interruption
   }
