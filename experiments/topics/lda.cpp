@@ -8,6 +8,8 @@
 // OUT/lda_<set>.json; experiments/topics/plot.py draws OUT/lda_<set>.png.
 //   lda_experiment DATA_ROOT OUT [--quick] [--set three-groups|all-spam] [--methods sgrld,sgld,sghmc,sgrhmc]
 //                  [--scheme semi_implicit|euler]   (the momentum samplers' integrator; default semi_implicit)
+//                  [--seed S] [--tag NAME]   (S, default 1: the chains' random stream, not the data split;
+//                                             NAME: write OUT/lda_<set>_<NAME>.json)
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -32,13 +34,16 @@ int main(int argc, char** argv) try {
   }
   const std::filesystem::path root = argv[1], out = argv[2];
   bool quick = false;
-  std::string set = "three-groups", methods = "sgrld,sgld,sghmc,sgrhmc";
+  std::string set = "three-groups", methods = "sgrld,sgld,sghmc,sgrhmc", tag;
+  std::uint64_t seed = 1;
   recipe::Scheme scheme = recipe::Scheme::semi_implicit;
   for (int i = 3; i < argc; ++i) {
     const std::string a = argv[i];
     if (a == "--quick") quick = true;
     else if (a == "--set" && i + 1 < argc) set = argv[++i];
     else if (a == "--methods" && i + 1 < argc) methods = argv[++i];
+    else if (a == "--seed" && i + 1 < argc) seed = std::stoull(argv[++i]);
+    else if (a == "--tag" && i + 1 < argc) tag = argv[++i];
     else if (a == "--scheme" && i + 1 < argc) {
       const std::string v = argv[++i];
       if (v == "euler") scheme = recipe::Scheme::euler;
@@ -47,6 +52,7 @@ int main(int argc, char** argv) try {
     else throw Error(fmt::format("argument {}: unknown", a));
   }
   std::filesystem::create_directories(out);
+  const auto file = out / fmt::format("lda_{}{}.json", set, tag.empty() ? "" : "_" + tag);
   const auto data = experiments::load_spam_corpus(root, set);
   const auto& vocab = data.vocab;
   auto train = std::make_shared<Corpus>(data.train);
@@ -63,13 +69,18 @@ int main(int argc, char** argv) try {
   struct Setting {
     lda::Method method;
     double a;
+    double friction = 1.0;  // SGHMC's C (SGRHMC's friction is the metric's D = diag θ)
   };
   // ε_t = a (1000 + t)^(-0.6) / 1000^(-0.6): Patterson & Teh's ε = a(1 + t/b)^(-c) with b = 1000, c = 0.6.
   // SGHMC/SGRHMC use h = ε_t itself as the Euler step of their SDE (SGRLD/SGLD: dt = ε/2).
   std::vector<Setting> grid = {{lda::Method::sgrld, 0.01},   {lda::Method::sgrld, 0.003},  {lda::Method::sgrld, 0.001},
                                {lda::Method::sgld, 0.01},    {lda::Method::sgld, 0.001},   {lda::Method::sgld, 1e-4},
                                {lda::Method::sgrhmc, 0.03},  {lda::Method::sgrhmc, 0.02},  {lda::Method::sgrhmc, 0.01},  {lda::Method::sgrhmc, 0.003},
-                               {lda::Method::sghmc, 0.01},   {lda::Method::sghmc, 0.001},  {lda::Method::sghmc, 1e-4}};
+                               {lda::Method::sghmc, 0.01},   {lda::Method::sghmc, 0.001},  {lda::Method::sghmc, 1e-4},
+                               // SGHMC's friction: its chains at C = 1 stay near random topics; h·C ≤ 1 keeps the
+                               // semi-implicit friction factor 1 − hC in [0, 1).
+                               {lda::Method::sghmc, 0.01, 10}, {lda::Method::sghmc, 0.01, 100},
+                               {lda::Method::sghmc, 0.001, 10}, {lda::Method::sghmc, 0.001, 100}};
   if (quick) grid = {{lda::Method::sgrld, 0.003}, {lda::Method::sgld, 0.001}, {lda::Method::sgrhmc, 0.003}, {lda::Method::sghmc, 0.001}};
   const int burn_in = steps / 3, thin = 10;
   nlohmann::json j;
@@ -81,7 +92,7 @@ int main(int argc, char** argv) try {
   j["vocabulary"] = vocab.size();
   j["K"] = model.K, j["batch_size"] = model.batch_size, j["alpha"] = model.alpha, j["beta"] = model.beta;
   j["gibbs_sweeps"] = model.gibbs_sweeps, j["gibbs_burn_in"] = model.gibbs_burn_in;
-  j["steps"] = steps, j["burn_in"] = burn_in, j["thin"] = thin;
+  j["steps"] = steps, j["burn_in"] = burn_in, j["thin"] = thin, j["seed"] = seed;
   j["perplexity_note"] =
       "perplexity: current sample; perplexity_avg: predictive probability averaged over the samples taken every thin steps after "
       "burn_in (null before)";
@@ -94,11 +105,13 @@ int main(int argc, char** argv) try {
     if (("," + methods + ",").find("," + std::string(lda::name(g.method)) + ",") == std::string::npos) continue;
     lda::Sampler sampler{g.method, schedule::StepSize::polynomial(g.a * std::pow(1000.0, 0.6), 1000.0, 0.6)};
     sampler.scheme = scheme;
-    random::Stream rng(1, 0);
+    sampler.friction = g.friction;
+    random::Stream rng(seed, 0);
     auto st = sampler.init(model, rng);
     nlohmann::json run;
     run["sampler"] = lda::name(g.method);
     run["step_a"] = g.a;
+    if (g.method == lda::Method::sghmc) run["friction"] = g.friction;
     if (lda::has_momentum(g.method)) run["scheme"] = scheme == recipe::Scheme::euler ? "euler" : "semi_implicit";
     std::vector<double> docs_seen, pp, secs;
     nlohmann::json pp_avg = nlohmann::json::array();
@@ -124,22 +137,23 @@ int main(int argc, char** argv) try {
         const double avg = averaged.value();
         if (averaged.samples > 0) pp_avg.push_back(avg);
         else pp_avg.push_back(nullptr);
-        fmt::print("{} a={:g} step {:4d} docs {:6d} perplexity {:8.1f} averaged {:8.1f} ({} samples; {:.1f} s)\n", lda::name(g.method), g.a,
-                   t + 1, st.documents, r.perplexity, avg, averaged.samples, elapsed);
+        fmt::print("{} a={:g}{} step {:4d} docs {:6d} perplexity {:8.1f} averaged {:8.1f} ({} samples; {:.1f} s)\n", lda::name(g.method),
+                   g.a, g.method == lda::Method::sghmc ? fmt::format(" C={:g}", g.friction) : "", t + 1, st.documents, r.perplexity, avg, averaged.samples, elapsed);
       }
     }
     run["documents"] = docs_seen, run["perplexity"] = pp, run["perplexity_avg"] = pp_avg, run["seconds"] = secs;
     run["reflections"] = st.reflections, run["samples_averaged"] = averaged.samples;
     if (!failure.empty()) run["failure"] = failure, fmt::print("  stopped: {}\n", failure);
-    if ((g.method == lda::Method::sgrld || g.method == lda::Method::sgrhmc) && g.a == 0.003) {
+    if ((g.method == lda::Method::sgrld || g.method == lda::Method::sgrhmc) && g.a == 0.003) {  // Table S.1's presentation
       nlohmann::json topics = nlohmann::json::array();
       for (Eigen::Index k = 0; k < 8; ++k) topics.push_back(lda::top_words(st.pi, k, vocab, 10));
       run["top_words"] = topics;
     }
     j["runs"].push_back(run);
+    std::ofstream(file) << j.dump(1) << "\n";  // partial results survive an interruption
   }
-  std::ofstream(out / fmt::format("lda_{}.json", set)) << j.dump(1) << "\n";
-  fmt::print("wrote {}\n", (out / fmt::format("lda_{}.json", set)).string());
+  std::ofstream(file) << j.dump(1) << "\n";
+  fmt::print("wrote {}\n", file.string());
   return 0;
 } catch (const std::exception& e) {
   std::fprintf(stderr, "lda_experiment: %s\n", e.what());

@@ -21,14 +21,15 @@ for path in sorted(glob.glob(os.path.join(out, "lda_*.json"))):
     for run in j["runs"]:
         sampler = run["sampler"]
         # one line style per step size within a sampler, one colour per sampler
-        same = [r["step_a"] for r in j["runs"] if r["sampler"] == sampler]
-        style = ["-", "--", ":", "-."][same.index(run["step_a"]) % 4]
-        label = f'{sampler.upper()} a={run["step_a"]:g}' + (" (stopped)" if "failure" in run else "")
+        same = [(r["step_a"], r.get("friction")) for r in j["runs"] if r["sampler"] == sampler]
+        style = ["-", "--", ":", "-.", (0, (5, 1)), (0, (1, 3)), (0, (3, 1, 1, 1, 1, 1))][same.index((run["step_a"], run.get("friction"))) % 7]
+        label = (f'{sampler.upper()} a={run["step_a"]:g}' + (f' C={run["friction"]:g}' if "friction" in run else "")
+                 + (" (stopped)" if "failure" in run else ""))
         colour = COLOURS.get(sampler)
-        axes[0].plot(run["documents"], run["perplexity"], style, color=colour, marker=".", ms=3, label=label)
+        axes[0].plot(run["documents"], run["perplexity"], linestyle=style, color=colour, marker=".", ms=3, label=label)
         avg = [(d, p) for d, p in zip(run["documents"], run.get("perplexity_avg", [])) if p is not None]
         if avg:
-            axes[1].plot(*zip(*avg), style, color=colour, marker=".", ms=3, label=label)
+            axes[1].plot(*zip(*avg), linestyle=style, color=colour, marker=".", ms=3, label=label)
     for ax, title in zip(axes, ("current sample", f'averaged over samples (every {j.get("thin", "?")} steps after step {j.get("burn_in", "?")})')):
         ax.axhline(j["random_topics_perplexity"], color="grey", lw=0.8, ls=":", label="random topics")
         ax.set_xlabel("documents processed")
