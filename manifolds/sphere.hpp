@@ -26,8 +26,8 @@ namespace detail::sphere {
 // ~4 cycles per coordinate): partial sum k takes the coordinates i ≡ k (mod 8), whatever the vector
 // width — four 2-lane or two 4-lane accumulators — and the eight are added in one fixed order at the
 // end. With every element operation IEEE-rounded and no FMA, both copies give the same bits.
-// The helpers take and return V by value; they are always inlined into a copy compiled for V's
-// width, so the ABI of a 32-byte vector argument (GCC's -Wpsabi note) never applies.
+// The helpers are always inlined into a copy compiled for V's width; they return V by value and take it
+// by reference (a 32-byte vector parameter draws GCC's -Wpsabi note at instantiation, past the pragma).
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wpsabi"
@@ -49,7 +49,7 @@ SGMCMC_FORCE_INLINE V load(const double* p) {
   return r;
 }
 template <class V>
-SGMCMC_FORCE_INLINE void store(double* p, V r) {
+SGMCMC_FORCE_INLINE void store(double* p, const V& r) {
   std::memcpy(p, &r, sizeof r);
 }
 template <class V>
