@@ -20,10 +20,14 @@ cmake --build "$build" --target lda_experiment -j2
 mkdir -p "$out"
 "$build/experiments/topics/lda_experiment" "$spam" "$out" "${quick[@]}"
 # SAM (docs/reproductions.md "Spherical admixture model"): SGGMC/gSGNHT vs GMC-bGibbs/GMC-apprMH on the
-# three-groups set; SAM_LARGE=1 adds the all-SpamAssassin set, SAM_THREADS (default 2) the theta threads.
+# three-groups set; SAM_LARGE=1 adds the all-SpamAssassin set (validated on its own), SAM_THREADS (default 1)
+# the theta threads, SAM_TOPICS (default 20) K (K != 20 writes sam_<set>_K<K>.json).
 cmake --build "$build" --target sam_experiment -j2
-"$build/experiments/topics/sam_experiment" "$spam" "$out" --set three-groups --threads "${SAM_THREADS:-2}" "${quick[@]}"
+topics="${SAM_TOPICS:-20}"
+sam_args=(--threads "${SAM_THREADS:-1}" --topics "$topics")
+[ "$topics" = 20 ] || sam_args+=(--tag "K$topics")
+"$build/experiments/topics/sam_experiment" "$spam" "$out" --set three-groups "${sam_args[@]}" "${quick[@]}"
 if [ "${SAM_LARGE:-0}" = 1 ]; then
-  "$build/experiments/topics/sam_experiment" "$spam" "$out" --set all-spam --threads "${SAM_THREADS:-2}" "${quick[@]}"
+  "$build/experiments/topics/sam_experiment" "$spam" "$out" --set all-spam "${sam_args[@]}" "${quick[@]}"
 fi
 /usr/bin/python3 "$root/experiments/topics/plot.py" "$out"

@@ -53,7 +53,8 @@ for path in sorted(glob.glob(os.path.join(out, "sam_*.json"))):
         c = run["curve"]
         name = run["method"]
         style = "-" if name.startswith("SGGMC") else "--" if name.startswith("gSGNHT") else ":"
-        label = f'{name} γ={run["gamma"]:g}' + (" (stopped)" if "failure" in run else "")
+        label = (f'{name} γ={run["gamma"]:g}' + (f' α={run["alpha_friction"]:g}' if "alpha_friction" in run else "")
+                 + (" (stopped)" if "failure" in run else ""))
         axes[0].plot(c["seconds"], c["log_perplexity"], style, marker=".", label=label)
         axes[1].plot(c["documents"], c["log_perplexity"], style, marker=".", label=label)
     for ax, xl in zip(axes, ("sampler wall-clock seconds", "documents processed")):
@@ -64,7 +65,7 @@ for path in sorted(glob.glob(os.path.join(out, "sam_*.json"))):
     axes[1].set_xscale("log")
     axes[0].legend(fontsize=7)
     fig.suptitle(f'SAM, SpamAssassin {j["set"]} (K={j["K"]}, V={j["vocabulary"]}, {j["train_documents"]} training docs, '
-                 f'{j["settings"]["threads"]} threads)')
+                 f'{j["settings"]["threads"]} threads, seed {j["settings"].get("seed", 1)})')
     fig.tight_layout()
     png = path[:-5] + ".png"
     fig.savefig(png, dpi=120)
