@@ -1,14 +1,17 @@
 #!/usr/bin/env bash
 # Topic-model reproductions (issue #6; docs/reproductions.md "Online LDA", "Spherical admixture model"): installs the SpamAssassin
 # corpus (scripts/text_data.sh), builds experiments/topics, runs it, plots with Debian's matplotlib.
-# Usage: scripts/reproduce_topics.sh [--quick] [OUTDIR]
+# Usage: scripts/reproduce_topics.sh [--quick] [--large] [OUTDIR]
+#   --large (or SAM_LARGE=1) adds the large set (all SpamAssassin mails) for LDA and SAM.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 quick=()
 out="$root/reproductions"
+large="${SAM_LARGE:-0}"
 for a in "$@"; do
   case "$a" in
     --quick) quick=(--quick) ;;
+    --large) large=1 ;;
     *) out="$a" ;;
   esac
 done
@@ -18,16 +21,19 @@ build="${SGMCMC_REPRO_BUILD:-$root/build-reproduce}"
 cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release -DSGMCMC_BUILD_EXPERIMENTS=ON >/dev/null
 cmake --build "$build" --target lda_experiment -j2
 mkdir -p "$out"
-"$build/experiments/topics/lda_experiment" "$spam" "$out" "${quick[@]}"
+"$build/experiments/topics/lda_experiment" "$spam" "$out" --set three-groups "${quick[@]}"
+if [ "$large" = 1 ]; then
+  "$build/experiments/topics/lda_experiment" "$spam" "$out" --set all-spam "${quick[@]}"
+fi
 # SAM (docs/reproductions.md "Spherical admixture model"): SGGMC/gSGNHT vs GMC-bGibbs/GMC-apprMH on the
-# three-groups set; SAM_LARGE=1 adds the all-SpamAssassin set (validated on its own), SAM_THREADS (default 1)
+# three-groups set; --large adds the all-SpamAssassin set (validated on its own), SAM_THREADS (default 1)
 # the theta threads, SAM_TOPICS (default 20) K (K != 20 writes sam_<set>_K<K>.json).
 cmake --build "$build" --target sam_experiment -j2
 topics="${SAM_TOPICS:-20}"
 sam_args=(--threads "${SAM_THREADS:-1}" --topics "$topics")
 [ "$topics" = 20 ] || sam_args+=(--tag "K$topics")
 "$build/experiments/topics/sam_experiment" "$spam" "$out" --set three-groups "${sam_args[@]}" "${quick[@]}"
-if [ "${SAM_LARGE:-0}" = 1 ]; then
+if [ "$large" = 1 ]; then
   "$build/experiments/topics/sam_experiment" "$spam" "$out" --set all-spam "${sam_args[@]}" "${quick[@]}"
 fi
 /usr/bin/python3 "$root/experiments/topics/plot.py" "$out"
