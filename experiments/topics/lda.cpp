@@ -1,12 +1,13 @@
 // Online LDA on the SpamAssassin "three different groups" set (in place of the complete recipe's
-// 20News-different; shared/DATA.md): held-out perplexity against documents processed for SGRLD
+// 20News-different; shared/DATA.md), all SpamAssassin mails, or the pooled corpora (all mails, Brown
+// paragraphs, KJV chapters; in place of Wikipedia): held-out perplexity against documents processed for SGRLD
 // (expanded mean, Fisher metric), SGLD, SGHMC and SGRHMC (Fisher metric, complete recipe §3.3), each at a
 // small grid of step sizes (the papers tune each sampler), K = 50 topics, minibatches of 50 documents
 // (complete recipe Fig. 3's shape). Two perplexities: from the current sample, and averaged over the
 // posterior samples collected after a burn-in of a third of the run (one every 10 steps; Patterson &
 // Teh §4, complete recipe App. F.2). Writes
 // OUT/lda_<set>.json; experiments/topics/plot.py draws OUT/lda_<set>.png.
-//   lda_experiment DATA_ROOT OUT [--quick] [--set three-groups|all-spam] [--methods sgrld,sgld,sghmc,sgrhmc]
+//   lda_experiment DATA_ROOT OUT [--quick] [--set three-groups|all-spam|pooled] [--brown DIR] [--kjv FILE] [--methods sgrld,sgld,sghmc,sgrhmc]
 //                  [--scheme semi_implicit|euler]   (the momentum samplers' integrator; default semi_implicit)
 //                  [--seed S] [--tag NAME]   (S, default 1: the chains' random stream, not the data split;
 //                                             NAME: write OUT/lda_<set>_<NAME>.json)
@@ -29,13 +30,14 @@ using namespace sgmcmc::text;
 
 int main(int argc, char** argv) try {
   if (argc < 3) {
-    std::fprintf(stderr, "usage: lda_experiment SPAM_DATA_DIR OUT [--quick] [--set three-groups|all-spam]\n");
+    std::fprintf(stderr, "usage: lda_experiment SPAM_DATA_DIR OUT [--quick] [--set three-groups|all-spam|pooled] [--brown DIR] [--kjv FILE]\n");
     return 2;
   }
   const std::filesystem::path root = argv[1], out = argv[2];
   bool quick = false;
   std::string set = "three-groups", methods = "sgrld,sgld,sghmc,sgrhmc", tag;
   std::uint64_t seed = 1;
+  std::filesystem::path brown, kjv;  // the pooled set's other corpora (default: beside the SpamAssassin data)
   recipe::Scheme scheme = recipe::Scheme::semi_implicit;
   for (int i = 3; i < argc; ++i) {
     const std::string a = argv[i];
@@ -44,6 +46,8 @@ int main(int argc, char** argv) try {
     else if (a == "--methods" && i + 1 < argc) methods = argv[++i];
     else if (a == "--seed" && i + 1 < argc) seed = std::stoull(argv[++i]);
     else if (a == "--tag" && i + 1 < argc) tag = argv[++i];
+    else if (a == "--brown" && i + 1 < argc) brown = argv[++i];
+    else if (a == "--kjv" && i + 1 < argc) kjv = argv[++i];
     else if (a == "--scheme" && i + 1 < argc) {
       const std::string v = argv[++i];
       if (v == "euler") scheme = recipe::Scheme::euler;
@@ -53,7 +57,7 @@ int main(int argc, char** argv) try {
   }
   std::filesystem::create_directories(out);
   const auto file = out / fmt::format("lda_{}{}.json", set, tag.empty() ? "" : "_" + tag);
-  const auto data = experiments::load_spam_corpus(root, set);
+  const auto data = experiments::load_spam_corpus(root, set, 5000, brown, kjv);
   const auto& vocab = data.vocab;
   auto train = std::make_shared<Corpus>(data.train);
   const Corpus& test = data.test;
@@ -88,7 +92,8 @@ int main(int argc, char** argv) try {
   const int burn_in = steps / 3, thin = 10;
   nlohmann::json j;
   j["set"] = set;
-  j["note"] = "SpamAssassin in place of 20 Newsgroups (not available here); vocabulary fitted on training documents";
+  j["note"] = set == "pooled" ? "pooled corpora (all SpamAssassin mails, Brown paragraphs, KJV chapters) in place of Wikipedia (not available here); vocabulary fitted on training documents"
+                              : "SpamAssassin in place of 20 Newsgroups (not available here); vocabulary fitted on training documents";
   j["documents"] = data.documents;
   j["train_documents"] = train->size();
   j["test_documents"] = test.size();

@@ -65,7 +65,7 @@ for path in sorted(glob.glob(os.path.join(out, "sam_*.json"))):
     axes[1].set_xscale("log")
     axes[0].legend(fontsize=7)
     fig.suptitle(f'SAM, SpamAssassin {j["set"]} (K={j["K"]}, V={j["vocabulary"]}, {j["train_documents"]} training docs, '
-                 f'{j["settings"]["threads"]} threads, seed {j["settings"].get("seed", 1)})')
+                 f'θ threads {j["settings"]["threads"]}, seed {j["settings"].get("seed", 1)})')
     fig.tight_layout()
     png = path[:-5] + ".png"
     fig.savefig(png, dpi=120)
