@@ -345,38 +345,50 @@ inline std::vector<RawDocument> load_brown(const std::filesystem::path& root, bo
   return docs;
 }
 
-/// The King James Bible as written by `bible -l100000 gen1:1-rev22:21`: verse lines start with a
-/// reference "Book C:V"; each chapter is one document.
+/// The King James Bible as written by `bible -l100000 gen1:1-rev22:21` (shared/DATA.md): a header line
+/// per chapter ("Genesis 1", "1 Samuel 3", "Song of Solomon 2": not indented, ending in the chapter
+/// number), then indented verse lines "  1 In the beginning ...". Lines that open with a reference
+/// "Gen1:1 ..." (the program's other layout) start their chapter too. Each chapter is one document; the
+/// headers, references and verse numbers are not tokens.
+inline std::vector<RawDocument> parse_kjv(std::string_view bytes) {
+  std::vector<RawDocument> docs;
+  RawDocument d;
+  auto start = [&](std::string chapter) {
+    if (chapter == d.name) return;
+    if (!d.tokens.empty()) docs.push_back(std::move(d));
+    d = RawDocument{};
+    d.name = std::move(chapter);
+  };
+  auto is_digit = [](char c) { return std::isdigit(static_cast<unsigned char>(c)) != 0; };
+  std::size_t pos = 0;
+  while (pos < bytes.size()) {
+    auto nl = bytes.find('\n', pos);
+    if (nl == std::string_view::npos) nl = bytes.size();
+    std::string_view line(bytes.data() + pos, nl - pos);
+    pos = nl + 1;
+    while (!line.empty() && (line.back() == '\r' || line.back() == ' ')) line.remove_suffix(1);
+    if (line.empty()) continue;
+    const auto colon = line.find(':');
+    if (colon != std::string_view::npos && colon < 24 && colon > 0 && is_digit(line[colon - 1]) && !std::isspace(static_cast<unsigned char>(line[0]))) {
+      start(std::string(line.substr(0, colon)));  // "Gen1:1 text": the chapter is the text before ':'
+      line.remove_prefix(colon + 1);
+    } else if (!std::isspace(static_cast<unsigned char>(line[0])) && is_digit(line.back())) {
+      start(std::string(line));  // a chapter header
+      continue;
+    }
+    while (!line.empty() && (std::isspace(static_cast<unsigned char>(line.front())) || is_digit(line.front()))) line.remove_prefix(1);
+    tokenize(line, [&](std::string_view w) { d.tokens.emplace_back(w); });
+  }
+  if (!d.tokens.empty()) docs.push_back(std::move(d));
+  return docs;
+}
+
+/// The King James Bible from `file` (parse_kjv's layouts), one document per chapter.
 inline std::vector<RawDocument> load_kjv(const std::filesystem::path& file, TextReport& report) {
   std::string bytes;
   if (!detail::read_text_file(file, bytes, report))
     throw Error(fmt::format("{}: cannot read the Bible text (install it with scripts/text_data.sh kjv)", file.string()));
-  std::vector<RawDocument> docs;
-  std::string current;
-  RawDocument d;
-  std::size_t pos = 0;
-  while (pos < bytes.size()) {
-    auto nl = bytes.find('\n', pos);
-    if (nl == std::string::npos) nl = bytes.size();
-    std::string_view line(bytes.data() + pos, nl - pos);
-    pos = nl + 1;
-    // A reference "Gen1:1" or "Genesis 1:1" at the start: the chapter is the text before ':'.
-    const auto colon = line.find(':');
-    std::string chapter;
-    if (colon != std::string_view::npos && colon < 24 && colon > 0 && std::isdigit(static_cast<unsigned char>(line[colon - 1]))) {
-      chapter = std::string(line.substr(0, colon));
-      line.remove_prefix(colon + 1);
-      while (!line.empty() && std::isdigit(static_cast<unsigned char>(line.front()))) line.remove_prefix(1);
-    }
-    if (!chapter.empty() && chapter != current) {
-      if (!d.tokens.empty()) docs.push_back(std::move(d));
-      d = RawDocument{};
-      d.name = chapter;
-      current = chapter;
-    }
-    tokenize(line, [&](std::string_view w) { d.tokens.emplace_back(w); });
-  }
-  if (!d.tokens.empty()) docs.push_back(std::move(d));
+  auto docs = parse_kjv(bytes);
   if (docs.empty()) throw Error(fmt::format("{}: no chapter found in the Bible text", file.string()));
   return docs;
 }

@@ -120,6 +120,27 @@ TEST_CASE("Brown parsing: word/TAG tokens, paragraphs as documents") {
   CHECK(docs.size() == 1);
 }
 
+TEST_CASE("KJV parsing: one document per chapter, in both of bible(1)'s layouts; headers and verse numbers are not words") {
+  // The layout `bible -l100000 gen1:1-rev22:21` writes (shared/DATA.md). Catches every verse read as one
+  // chapter (the bug that once gave 1 chapter for the whole Bible), header words ("genesis", "samuel")
+  // tokenised, and a chapter split at each verse.
+  const std::string headers =
+      "\nGenesis 1\n\n  1 In the beginning God created the heaven.\n  2 And the earth was void.\n\n"
+      "1 Samuel 3\n\n  1 And the child Samuel ministered.\n 10 And the LORD came.\n";
+  const auto a = parse_kjv(headers);
+  REQUIRE(a.size() == 2);
+  CHECK(a[0].name == "Genesis 1");
+  CHECK(a[1].name == "1 Samuel 3");
+  CHECK(a[0].tokens == std::vector<std::string>{"beginning", "god", "created", "heaven", "earth", "void"});
+  CHECK(a[1].tokens == std::vector<std::string>{"child", "samuel", "ministered", "lord", "came"});
+  const auto b = parse_kjv("Gen1:1 In the beginning God created the heaven.\nGen1:2 And the earth was void.\nGen2:1 The heavens were finished.\n");
+  REQUIRE(b.size() == 2);
+  CHECK(b[0].name == "Gen1");
+  CHECK(b[0].tokens == a[0].tokens);
+  CHECK(b[1].tokens == std::vector<std::string>{"heavens", "finished"});
+  CHECK(parse_kjv("\n\n").empty());
+}
+
 TEST_CASE("bad input: unreadable, binary and empty files are counted; a missing corpus names the path") {
   namespace fs = std::filesystem;
   const fs::path dir = fs::temp_directory_path() / "sgmcmc_text_test" / "grp";
@@ -171,4 +192,11 @@ TEST_CASE("real corpora, if installed: three-groups set and Brown load with coun
   std::size_t words = 0;
   for (const auto& d : files) words += d.tokens.size();
   MESSAGE("Brown: ", files.size(), " files, ", words, " tokens after cleaning; ", rb.summary());
+  const std::filesystem::path kjv = SGMCMC_SOURCE_DIR "/data/kjv/kjv.txt";
+  if (!std::filesystem::exists(kjv)) {
+    MESSAGE("SKIPPED: ", kjv.string(), " not found (install it with scripts/text_data.sh kjv)");
+    return;
+  }
+  TextReport rk;
+  CHECK(load_kjv(kjv, rk).size() == 1189);  // DATA.md: 1,189 chapters
 }
