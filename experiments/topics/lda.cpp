@@ -11,6 +11,8 @@
 //                  [--scheme semi_implicit|euler]   (the momentum samplers' integrator; default semi_implicit)
 //                  [--seed S] [--tag NAME]   (S, default 1: the chains' random stream, not the data split;
 //                                             NAME: write OUT/lda_<set>_<NAME>.json)
+//                  [--settings sgrld:0.03,sgld:0.03]   (only these grid points; runs are deterministic, so a
+//                                             subset reproduces the full run's rows to the digit)
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -35,7 +37,7 @@ int main(int argc, char** argv) try {
   }
   const std::filesystem::path root = argv[1], out = argv[2];
   bool quick = false;
-  std::string set = "three-groups", methods = "sgrld,sgld,sghmc,sgrhmc", tag;
+  std::string set = "three-groups", methods = "sgrld,sgld,sghmc,sgrhmc", tag, settings;
   std::uint64_t seed = 1;
   std::filesystem::path brown, kjv;  // the pooled set's other corpora (default: beside the SpamAssassin data)
   recipe::Scheme scheme = recipe::Scheme::semi_implicit;
@@ -46,6 +48,7 @@ int main(int argc, char** argv) try {
     else if (a == "--methods" && i + 1 < argc) methods = argv[++i];
     else if (a == "--seed" && i + 1 < argc) seed = std::stoull(argv[++i]);
     else if (a == "--tag" && i + 1 < argc) tag = argv[++i];
+    else if (a == "--settings" && i + 1 < argc) settings = argv[++i];
     else if (a == "--brown" && i + 1 < argc) brown = argv[++i];
     else if (a == "--kjv" && i + 1 < argc) kjv = argv[++i];
     else if (a == "--scheme" && i + 1 < argc) {
@@ -109,8 +112,10 @@ int main(int argc, char** argv) try {
   j["random_topics_perplexity"] = random_pp;
   fmt::print("random topics: perplexity {:.1f}\n", random_pp);
   j["methods"] = methods;
+  if (!settings.empty()) j["settings_only"] = settings;
   for (const auto& g : grid) {
     if (("," + methods + ",").find("," + std::string(lda::name(g.method)) + ",") == std::string::npos) continue;
+    if (!settings.empty() && ("," + settings + ",").find(fmt::format(",{}:{:g},", lda::name(g.method), g.a)) == std::string::npos) continue;
     lda::Sampler sampler{g.method, schedule::StepSize::polynomial(g.a * std::pow(1000.0, 0.6), 1000.0, 0.6)};
     sampler.scheme = scheme;
     sampler.friction = g.friction;
