@@ -14,6 +14,8 @@ import matplotlib.pyplot as plt  # noqa: E402
 
 out = sys.argv[1] if len(sys.argv) > 1 else "reproductions"
 COLOURS = {"sgrld": "tab:blue", "sgld": "tab:orange", "sgrhmc": "tab:green", "sghmc": "tab:red"}
+SETS = {"three-groups": "SpamAssassin three-groups", "all-spam": "all SpamAssassin mails",
+        "pooled": "pooled: SpamAssassin + Brown + KJV"}
 for path in sorted(glob.glob(os.path.join(out, "lda_*.json"))):
     with open(path) as f:
         j = json.load(f)
@@ -37,7 +39,7 @@ for path in sorted(glob.glob(os.path.join(out, "lda_*.json"))):
         ax.set_title(title, fontsize=9)
     axes[0].set_ylabel("held-out perplexity")
     axes[0].legend(fontsize=6, ncol=2)
-    fig.suptitle(f'LDA, SpamAssassin {j["set"]} (K={j["K"]}, V={j["vocabulary"]}, batch {j["batch_size"]})')
+    fig.suptitle(f'LDA, {SETS.get(j["set"], j["set"])} (K={j["K"]}, V={j["vocabulary"]}, batch {j["batch_size"]})')
     fig.tight_layout()
     png = path[:-5] + ".png"
     fig.savefig(png, dpi=120)
@@ -64,7 +66,7 @@ for path in sorted(glob.glob(os.path.join(out, "sam_*.json"))):
         ax.set_ylabel("held-out log-perplexity (lower is better)")
     axes[1].set_xscale("log")
     axes[0].legend(fontsize=7)
-    fig.suptitle(f'SAM, SpamAssassin {j["set"]} (K={j["K"]}, V={j["vocabulary"]}, {j["train_documents"]} training docs, '
+    fig.suptitle(f'SAM, {SETS.get(j["set"], j["set"])} (K={j["K"]}, V={j["vocabulary"]}, {j["train_documents"]} training docs, '
                  f'θ threads {j["settings"]["threads"]}, seed {j["settings"].get("seed", 1)})')
     fig.tight_layout()
     png = path[:-5] + ".png"
