@@ -59,7 +59,7 @@ int main(int argc, char** argv) try {
     else throw Error(fmt::format("argument {}: unknown", a));
   }
   std::filesystem::create_directories(out);
-  const auto file = out / fmt::format("lda_{}{}.json", set, tag.empty() ? "" : "_" + tag);
+  const auto file = experiments::result_file(out, "lda", set, tag);
   const auto data = experiments::load_spam_corpus(root, set, 5000, brown, kjv);
   const auto& vocab = data.vocab;
   auto train = std::make_shared<Corpus>(data.train);
@@ -95,8 +95,7 @@ int main(int argc, char** argv) try {
   const int burn_in = steps / 3, thin = 10;
   nlohmann::json j;
   j["set"] = set;
-  j["note"] = set == "pooled" ? "pooled corpora (all SpamAssassin mails, Brown paragraphs, KJV chapters) in place of Wikipedia (not available here); vocabulary fitted on training documents"
-                              : "SpamAssassin in place of 20 Newsgroups (not available here); vocabulary fitted on training documents";
+  j["note"] = experiments::set_note(set) + "; vocabulary fitted on training documents";
   j["documents"] = data.documents;
   j["train_documents"] = train->size();
   j["test_documents"] = test.size();

@@ -324,11 +324,12 @@ int main(int argc, char** argv) try {
     else throw Error(fmt::format("argument {}: unknown", a));
   }
   require(st.threads >= 1, "--threads: expected an integer >= 1");
-  if (budget <= 0) budget = quick ? 8 : (set == "all-spam" ? 90 : 90);
+  if (budget <= 0) budget = quick ? 8 : 90;
   if (val_budget <= 0) val_budget = quick ? 4 : 10;
   if (quick) st.evaluations = 10;
   std::filesystem::create_directories(out);
   const double load_start = load_average();
+  const auto file = experiments::result_file(out, "sam", set, tag);
 
   // --- data ---
   const auto data = experiments::load_spam_corpus(root, set, 5000, brown, kjv);
@@ -391,10 +392,7 @@ int main(int argc, char** argv) try {
   nlohmann::json j;
   j["set"] = set;
   j["quick"] = quick;
-  j["note"] = set == "three-groups" ? "SpamAssassin three-groups set in place of the paper's 20News-different (20 Newsgroups not available here)"
-              : set == "all-spam"    ? "all SpamAssassin mails (ham and spam): a 3x larger set"
-                                     : "pooled corpora (all SpamAssassin mails, Brown paragraphs, KJV chapters) in place of the paper's "
-                                       "Wikipedia set (not available here)";
+  j["note"] = experiments::set_note(set);
   j["documents"] = data.documents, j["train_documents"] = train->size(), j["test_documents"] = test->size();
   j["validation_split"] = {{"fit_documents", fit->size()}, {"validation_documents", validation->size()}, {"seed", 2025}};
   j["vocabulary"] = data.vocab.size(), j["K"] = st.K;
@@ -474,12 +472,12 @@ int main(int argc, char** argv) try {
     fmt::print("{}: gamma {:g}{}, final log-perplexity {:.2f}, {}\n", m.name, chosen,
                sg ? fmt::format(" alpha {:g}", chosen_alpha) : "", r.final_log_perplexity, c.stats().dump());
     j["runs"].push_back(run);
-    std::ofstream(out / fmt::format("sam_{}{}.json", set, tag.empty() ? "" : "_" + tag)) << j.dump(1) << "\n";  // partial results survive an interruption
+    std::ofstream(file) << j.dump(1) << "\n";  // partial results survive an interruption
   }
   j["peak_rss_mb"] = experiments::peak_rss_mb();
   j["load_average"] = {{"start", load_start}, {"end", load_average()}};
-  std::ofstream(out / fmt::format("sam_{}{}.json", set, tag.empty() ? "" : "_" + tag)) << j.dump(1) << "\n";
-  fmt::print("peak RSS {:.0f} MB; wrote {}\n", experiments::peak_rss_mb(), (out / fmt::format("sam_{}{}.json", set, tag.empty() ? "" : "_" + tag)).string());
+  std::ofstream(file) << j.dump(1) << "\n";
+  fmt::print("peak RSS {:.0f} MB; wrote {}\n", experiments::peak_rss_mb(), file.string());
   return 0;
 } catch (const std::exception& e) {
   std::fprintf(stderr, "sam_experiment: %s\n", e.what());

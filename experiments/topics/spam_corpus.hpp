@@ -37,6 +37,21 @@ inline std::filesystem::path sibling_corpus(const std::filesystem::path& spam_ro
   return p.parent_path().parent_path().parent_path() / relative;
 }
 
+/// What a set stands in for, for the experiments' JSON (one wording for lda.cpp and sam.cpp).
+inline std::string set_note(const std::string& set) {
+  if (set == "three-groups")
+    return "SpamAssassin three-groups set in place of the paper's 20News-different (20 Newsgroups not available here)";
+  if (set == "all-spam") return "all SpamAssassin mails (ham and spam): a 3x larger set";
+  return "pooled corpora (all SpamAssassin mails, Brown paragraphs, KJV chapters) in place of the paper's Wikipedia set "
+         "(not available here)";
+}
+
+/// OUT/<model>_<set>.json, or OUT/<model>_<set>_<tag>.json with a tag.
+inline std::filesystem::path result_file(const std::filesystem::path& out, const std::string& model, const std::string& set,
+                                         const std::string& tag) {
+  return out / fmt::format("{}_{}{}.json", model, set, tag.empty() ? "" : "_" + tag);
+}
+
 /// `set`: "three-groups" (the ham mails of three mailing lists; 20News-different's stand-in), "all-spam"
 /// (every SpamAssassin folder) or "pooled" (all SpamAssassin mails, the Brown corpus's paragraphs and the
 /// King James Bible's chapters: the pooled stand-in for Wikipedia, 11x the three-groups set). The
