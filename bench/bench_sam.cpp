@@ -1,6 +1,6 @@
 // Seconds per SGGMC iteration on the spherical admixture model (issue #6): K ∈ {20, 50} topics,
 // V = 5,000, minibatches of 50 and 100 documents, the per-document θ draws on 1 and 2 threads (the
-// persistent WorkerPool of models/text/worker_pool.hpp).
+// persistent WorkerPool of modules/parallel/worker_pool.hpp).
 //
 // Documents: 2,000 synthetic tf-idf-like rows with the sparsity of the SpamAssassin three-groups set
 // (75 distinct words per document on average: 120,318 non-zeros / 1,601 training documents): each

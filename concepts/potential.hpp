@@ -1,6 +1,7 @@
 #pragma once
 // Potentials: U(x) = -log π(x) w.r.t. the Hausdorff measure of the embedded manifold (DESIGN.md §3).
 #include <concepts>
+#include <cstdint>
 #include <Eigen/Core>
 
 #include <sgmcmc/concepts/manifold.hpp>
@@ -43,6 +44,16 @@ template <class P>
 concept SeparablePotential = requires(const P p, Eigen::Index i, double xi) {
   { p.is_separable() } -> std::convertible_to<bool>;
   { p.partial(i, xi) } -> std::convertible_to<double>;
+};
+
+/// A potential with a state of its own that changes between steps (a Gibbs step on prior precisions:
+/// the bnn and bpmf targets). The driver calls `after_step(x, t, rng)` after every step t (1-based,
+/// global) with the new position and the chain's engine, read-only: the hook draws from a substream
+/// keyed by (seed, chain, t), never from the chain's own sequence, so the chain's draws do not depend
+/// on whether the hook draws.
+template <class P, class R>
+concept PotentialWithAfterStep = requires(P& p, const Eigen::VectorXd& x, std::uint64_t t, const R& rng) {
+  p.after_step(x, t, rng);
 };
 
 }  // namespace sgmcmc

@@ -15,6 +15,7 @@
 
 #include <sgmcmc/concepts/manifold.hpp>
 #include <sgmcmc/concepts/potential.hpp>
+#include <sgmcmc/concepts/sampler.hpp>
 #include <sgmcmc/modules/error.hpp>
 #include <sgmcmc/modules/schedule/step_size.hpp>
 #include <sgmcmc/modules/splitting/phase_state.hpp>
@@ -34,6 +35,9 @@ enum class Gradient { exact, stochastic };
 template <Manifold M>
 struct Sampler {
   using State = hmc::State;
+  /// `energy` is H at the step's end (NaN without the MH test: naive stochastic-gradient HMC).
+  static constexpr Statistics statistics = Statistic::acceptance | Statistic::divergent | Statistic::energy |
+                                           Statistic::step_size | Statistic::gradient_evals | Statistic::reflections;
   M manifold;
   schedule::StepSize step_size = schedule::StepSize::constant(0.1);
   int leapfrog_steps = 10;
@@ -52,8 +56,9 @@ struct Sampler {
   }
 
   template <class P, class R>
-  double step(State& s, const P& potential, R& rng, std::uint64_t t) const {
+  StepInfo step(State& s, const P& potential, R& rng, std::uint64_t t) const {
     const double h = step_size.at(t);
+    const std::uint64_t evals0 = s.gradient_evals, reflections0 = s.reflections;
     rng.normals(s.v);
     manifold.project(s.x, s.v);
     s.x_start = s.x;
@@ -66,24 +71,33 @@ struct Sampler {
       kick(s, potential, l + 1 < leapfrog_steps ? -h : -0.5 * h, rng);
     }
     ++s.proposals;
-    double accept = 1.0;
+    StepInfo info{.step_size = h};
     if (mh) {
       const double h_new = energy(potential, s);
+      info.energy = h_new;
       if (!std::isfinite(h_new)) {
         ++s.divergent;
-        accept = 0.0;
+        info.divergent = true;
+        info.acceptance = 0.0;
+        info.energy = h_old;
       } else {
-        accept = std::min(1.0, std::exp(h_old - h_new));
+        info.acceptance = std::min(1.0, std::exp(h_old - h_new));
       }
-      if (!(rng.uniform() < accept)) {
+      if (!(rng.uniform() < info.acceptance)) {
         s.x = s.x_start;  // rejected: the chain stays where it was
-        return accept;
+        info.energy = h_old;
+      } else {
+        ++s.accepted;
       }
+    } else {
+      ++s.accepted;
     }
-    ++s.accepted;
-    return accept;
+    info.gradient_evals = s.gradient_evals - evals0;
+    info.reflections = s.reflections - reflections0;
+    return info;
   }
   const Eigen::VectorXd& position(const State& s) const { return s.x; }
+  void describe(const State&, StepInfo&) const {}
 
  private:
   // v <- v + c Λ(x) ∇U(x), with the exact or the stochastic gradient. Adjacent half-kicks are merged.

@@ -18,6 +18,7 @@
 #include <Eigen/Core>
 #include <fmt/format.h>
 
+#include <sgmcmc/concepts/sampler.hpp>
 #include <sgmcmc/modules/error.hpp>
 #include <sgmcmc/modules/recipe/checks.hpp>
 #include <sgmcmc/modules/recipe/gamma.hpp>
@@ -51,6 +52,7 @@ struct State {
 template <class F>
 struct Sampler {
   using State = recipe::State;
+  static constexpr Statistics statistics = Statistic::step_size | Statistic::gradient_evals;
   F fields;                   ///< D(z), Q(z), Γ(z): recipe::Fields or recipe::Constant
   Augment augment = Augment::none;
   schedule::StepSize step_size = schedule::StepSize::constant(0.01);
@@ -95,8 +97,9 @@ struct Sampler {
   }
 
   template <class P, class R>
-  double step(State& s, const P& potential, R& rng, std::uint64_t t) const {
+  StepInfo step(State& s, const P& potential, R& rng, std::uint64_t t) const {
     const double h = step_size.at(t);
+    const std::uint64_t evals0 = s.gradient_evals;
     const bool check = check_every > 0 && t % check_every == 0;
     if (scheme == Scheme::euler) {
       hamiltonian_gradient(s, potential, rng);
@@ -109,9 +112,10 @@ struct Sampler {
       semi_implicit(s, potential, rng, h, check);
     }
     s.x = s.z.head(s.x.size());
-    return 1.0;
+    return {.step_size = h, .gradient_evals = s.gradient_evals - evals0};
   }
   const Eigen::VectorXd& position(const State& s) const { return augment == Augment::none ? s.z : s.x; }
+  void describe(const State&, StepInfo&) const {}
 
  private:
   // ∇H(z) for the augmentation: (∇Ũ(θ), r, d(ξ - A)).

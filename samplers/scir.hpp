@@ -12,6 +12,7 @@
 #include <Eigen/Core>
 #include <fmt/format.h>
 
+#include <sgmcmc/concepts/sampler.hpp>
 #include <sgmcmc/modules/error.hpp>
 #include <sgmcmc/modules/random/distributions.hpp>
 #include <sgmcmc/modules/schedule/step_size.hpp>
@@ -22,11 +23,11 @@ struct State {
   Eigen::VectorXd theta;  ///< expanded-mean coordinates, θ_k > 0
   Eigen::VectorXd x;      ///< π = θ / Σθ, the point on the simplex
   std::uint64_t gradient_evals = 0;  ///< concentration estimates drawn
-  std::uint64_t reflections = 0;     ///< always 0: SCIR never reaches a face
 };
 
 struct Sampler {
   using State = scir::State;
+  static constexpr Statistics statistics = Statistic::step_size | Statistic::gradient_evals;
   Eigen::Index n = 2;  ///< coordinates of the simplex
   schedule::StepSize step_size = schedule::StepSize::constant(0.1);
 
@@ -42,7 +43,7 @@ struct Sampler {
   }
 
   template <class P, class R>
-  double step(State& s, const P& potential, R& rng, std::uint64_t t) const {
+  StepInfo step(State& s, const P& potential, R& rng, std::uint64_t t) const {
     const double h = step_size.at(t);
     const Eigen::VectorXd& a = potential.concentration(rng);
     ++s.gradient_evals;
@@ -54,9 +55,10 @@ struct Sampler {
     const double total = s.theta.sum();
     if (total > 0) s.x = s.theta / total;
     else s.x.setConstant(std::numeric_limits<double>::quiet_NaN());  // the driver reports it
-    return 1.0;
+    return {.step_size = h, .gradient_evals = 1};
   }
   const Eigen::VectorXd& position(const State& s) const { return s.x; }
+  void describe(const State&, StepInfo&) const {}
 };
 
 }  // namespace sgmcmc::scir

@@ -13,6 +13,7 @@
 #include <sgmcmc/concepts/dynamics.hpp>
 #include <sgmcmc/concepts/manifold.hpp>
 #include <sgmcmc/concepts/potential.hpp>
+#include <sgmcmc/concepts/sampler.hpp>
 #include <sgmcmc/manifolds/euclidean.hpp>
 #include <sgmcmc/modules/error.hpp>
 #include <sgmcmc/modules/random/stream.hpp>
@@ -44,6 +45,7 @@ struct Friction {
 template <Manifold M>
 struct Dynamics {
   using State = splitting::PhaseState;
+  static constexpr Statistics statistics = Statistic::kinetic_energy | Statistic::gradient_evals | Statistic::reflections;
   M manifold;
   Friction friction{1.0};
   double noise_estimate = 0.0;  ///< V̂: variance of the stochastic gradient's noise (scalar)
@@ -65,6 +67,7 @@ struct Dynamics {
   }
 
   void A(State& s, double t) const { s.reflections += manifold.flow(s.x, s.v, t); }
+  void describe(const State& s, StepInfo& info) const { info.kinetic_energy = 0.5 * s.v.squaredNorm(); }
   /// A(t) after a kick that deferred its projection: v <- Λ(x)v and the flow, fused (project_flow).
   void A_projecting(State& s, double t) const { s.reflections += project_flow(manifold, s.x, s.v, t); }
 
@@ -136,13 +139,14 @@ struct Sampler : splitting::Sampler<Dynamics<M>> {
   Sampler(Dynamics<M> dynamics, splitting::StageList scheme, schedule::StepSize step_size)
       : Base{std::move(dynamics), scheme, step_size} {}
 
-  /// Advances one step (step index t, from 0) and returns its acceptance statistic (1: no MH test).
+  /// Advances one step (step index t, from 0); no MH test, so its acceptance is 1.
   template <class P, class R>
-  double step(State& s, const P& potential, R& rng, std::uint64_t t) const {
+  StepInfo step(State& s, const P& potential, R& rng, std::uint64_t t) const {
     if constexpr (std::same_as<M, Euclidean>) {
       if (!this->dynamics.friction.is_diagonal() && !this->dynamics.empirical_fisher && detail::is_aboba(this->scheme)) {
-        fused_aboba(s, potential, rng, this->step_size.at(t));
-        return 1.0;
+        const double h = this->step_size.at(t);
+        fused_aboba(s, potential, rng, h);
+        return {.step_size = h, .gradient_evals = 1};
       }
     }
     return Base::step(s, potential, rng, t);

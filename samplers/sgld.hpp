@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include <sgmcmc/concepts/manifold.hpp>
+#include <sgmcmc/concepts/sampler.hpp>
 #include <sgmcmc/modules/error.hpp>
 #include <sgmcmc/modules/schedule/step_size.hpp>
 
@@ -25,6 +26,8 @@ struct State {
 template <Manifold M>
 struct Sampler {
   using State = sgld::State;
+  static constexpr Statistics statistics =
+      Statistic::step_size | Statistic::gradient_evals | Statistic::reflections;
   M manifold;
   schedule::StepSize step_size = schedule::StepSize::constant(0.01);
   double noise_estimate = 0.0;  ///< V̂: noise sd becomes sqrt(2h - V̂h²) (Chen et al. 2014's SGLD correction)
@@ -39,7 +42,7 @@ struct Sampler {
   }
 
   template <class P, class R>
-  double step(State& s, const P& potential, R& rng, std::uint64_t t) const {
+  StepInfo step(State& s, const P& potential, R& rng, std::uint64_t t) const {
     const double h = step_size.at(t);
     const double var = 2.0 * h - noise_estimate * h * h;
     require(var >= 0, fmt::format("noise_estimate: 2h - V̂h² = {} < 0 at h = {}", var, h));
@@ -48,10 +51,12 @@ struct Sampler {
     rng.normals(s.step);
     s.step = std::sqrt(var) * s.step - h * s.gradient;
     manifold.project(s.x, s.step);
-    s.reflections += manifold.flow(s.x, s.step, 1.0);
-    return 1.0;
+    const std::uint64_t reflections = manifold.flow(s.x, s.step, 1.0);
+    s.reflections += reflections;
+    return {.step_size = h, .gradient_evals = 1, .reflections = reflections};
   }
   const Eigen::VectorXd& position(const State& s) const { return s.x; }
+  void describe(const State&, StepInfo&) const {}
 };
 
 }  // namespace sgmcmc::sgld

@@ -10,6 +10,7 @@
 
 #include <sgmcmc/concepts/dynamics.hpp>
 #include <sgmcmc/concepts/manifold.hpp>
+#include <sgmcmc/concepts/sampler.hpp>
 #include <sgmcmc/modules/error.hpp>
 #include <sgmcmc/modules/splitting/kick.hpp>
 #include <sgmcmc/modules/splitting/phase_state.hpp>
@@ -20,6 +21,8 @@ namespace sgmcmc::sgnht {
 template <Manifold M>
 struct Dynamics {
   using State = splitting::PhaseState;
+  static constexpr Statistics statistics =
+      Statistic::kinetic_energy | Statistic::thermostat | Statistic::gradient_evals | Statistic::reflections;
   M manifold;
   double diffusion = 1.0;       ///< A: the injected noise 2A dt; ξ starts at A (authors' code: xi(alpha/eps))
   double noise_estimate = 0.0;  ///< V̂
@@ -50,6 +53,10 @@ struct Dynamics {
     s.xi += (s.v.squaredNorm() / static_cast<double>(manifold.intrinsic_dim()) - 1.0) * t;
   }
   void B(State& s, double t) const { s.v *= std::exp(-s.xi * t); }
+  void describe(const State& s, StepInfo& info) const {
+    info.kinetic_energy = 0.5 * s.v.squaredNorm();
+    info.thermostat = s.xi;
+  }
   void B_explicit(State& s, double t) const { s.v *= 1.0 - s.xi * t; }
   /// B(t1)·O(t)·B(t2) in one sweep: ξ does not change in O, so both dissipations are scalings.
   /// With Projection::deferred the caller runs A_projecting next.

@@ -14,6 +14,7 @@
 #include <Eigen/Core>
 #include <fmt/format.h>
 
+#include <sgmcmc/concepts/sampler.hpp>
 #include <sgmcmc/modules/error.hpp>
 #include <sgmcmc/modules/recipe/checks.hpp>
 #include <sgmcmc/modules/recipe/metric.hpp>
@@ -35,6 +36,8 @@ struct State : recipe::RiemannianState {
 template <class Metric>
 struct Sampler {
   using State = sgrhmc::State;
+  static constexpr Statistics statistics =
+      Statistic::step_size | Statistic::gradient_evals | Statistic::kinetic_energy;
   Metric metric;
   schedule::StepSize step_size = schedule::StepSize::constant(0.01);
   Variant variant = Variant::generalized;
@@ -52,7 +55,7 @@ struct Sampler {
   }
 
   template <class P, class R>
-  double step(State& s, const P& potential, R& rng, std::uint64_t t) const {
+  StepInfo step(State& s, const P& potential, R& rng, std::uint64_t t) const {
     const double h = step_size.at(t);
     if (scheme == recipe::Scheme::euler) {
       potential.gradient(s.x, s.gradient, rng);
@@ -75,9 +78,10 @@ struct Sampler {
       momentum_drift(s);
       kick(s, h, rng);
     }
-    return 1.0;
+    return {.step_size = h, .gradient_evals = 1};
   }
   const Eigen::VectorXd& position(const State& s) const { return s.x; }
+  void describe(const State& s, StepInfo& info) const { info.kinetic_energy = 0.5 * s.r.squaredNorm(); }
 
  private:
   // drift_r = -G^{-1/2}∇Ũ - G⁻¹r + Γ_r (Γ_r = ∇·G^{-1/2}, dropped by the naive variant).

@@ -14,6 +14,7 @@
 #include <Eigen/Core>
 #include <fmt/format.h>
 
+#include <sgmcmc/concepts/sampler.hpp>
 #include <sgmcmc/modules/error.hpp>
 #include <sgmcmc/modules/recipe/checks.hpp>
 #include <sgmcmc/modules/recipe/metric.hpp>
@@ -27,6 +28,7 @@ using State = recipe::RiemannianState;
 template <class Metric>
 struct Sampler {
   using State = sgrld::State;
+  static constexpr Statistics statistics = Statistic::step_size | Statistic::gradient_evals;
   Metric metric;
   schedule::StepSize step_size = schedule::StepSize::constant(0.01);
   double noise_estimate = 0.0;  ///< V̂: variance of the stochastic gradient's noise (scalar)
@@ -38,7 +40,7 @@ struct Sampler {
   }
 
   template <class P, class R>
-  double step(State& s, const P& potential, R& rng, std::uint64_t t) const {
+  StepInfo step(State& s, const P& potential, R& rng, std::uint64_t t) const {
     const double h = step_size.at(t);
     potential.gradient(s.x, s.gradient, rng);
     ++s.gradient_evals;
@@ -51,7 +53,7 @@ struct Sampler {
         rng.normals(s.noise);
         s.noise.array() *= s.var.array().sqrt();
         s.x += h * s.drift + s.noise;
-        return 1.0;
+        return {.step_size = h, .gradient_evals = 1};
       }
       s.cov = s.var.asDiagonal();
     } else {
@@ -61,9 +63,10 @@ struct Sampler {
     }
     if (s.gaussian.draw(s.cov, noise_policy, 1e-9, "noise_estimate", rng, s.noise) > 0) ++s.clipped;
     s.x += h * s.drift + s.noise;
-    return 1.0;
+    return {.step_size = h, .gradient_evals = 1};
   }
   const Eigen::VectorXd& position(const State& s) const { return s.x; }
+  void describe(const State&, StepInfo&) const {}
 };
 
 /// SGRLD on the simplex Δ^{K-1} in the expanded-mean parametrisation. The target is a simplex
@@ -85,6 +88,8 @@ struct ExpandedState {
 
 struct ExpandedMean {
   using State = ExpandedState;
+  static constexpr Statistics statistics =
+      Statistic::step_size | Statistic::gradient_evals | Statistic::reflections;
   schedule::StepSize step_size = schedule::StepSize::constant(0.01);
 
   template <class R>
@@ -102,11 +107,12 @@ struct ExpandedMean {
   }
 
   template <class P, class R>
-  double step(State& s, const P& potential, R& rng, std::uint64_t t) const {
+  StepInfo step(State& s, const P& potential, R& rng, std::uint64_t t) const {
     const double h = step_size.at(t);
     potential.gradient(s.x, s.gradient, rng);
     ++s.gradient_evals;
     rng.normals(s.noise);
+    const std::uint64_t reflections0 = s.reflections;
     const double sum = s.theta.sum();
     const double mean_grad = s.x.dot(s.gradient);
     for (Eigen::Index k = 0; k < s.theta.size(); ++k) {
@@ -117,9 +123,10 @@ struct ExpandedMean {
       s.theta[k] = std::max(next, std::numeric_limits<double>::min());
     }
     s.x = s.theta / s.theta.sum();
-    return 1.0;
+    return {.step_size = h, .gradient_evals = 1, .reflections = s.reflections - reflections0};
   }
   const Eigen::VectorXd& position(const State& s) const { return s.x; }
+  void describe(const State&, StepInfo&) const {}
 };
 
 }  // namespace sgmcmc::sgrld

@@ -31,7 +31,7 @@
 #include <sgmcmc/models/data/idx.hpp>
 #include <sgmcmc/models/logistic.hpp>
 #include <sgmcmc/modules/diagnostics/summary.hpp>
-#include <sgmcmc/samplers/driver.hpp>
+#include <sgmcmc/run/chain.hpp>
 #include <sgmcmc/samplers/hmc.hpp>
 #include <sgmcmc/samplers/sghmc.hpp>
 #include <sgmcmc/samplers/sgld.hpp>
@@ -116,7 +116,7 @@ Result run(const S& sampler, const P& pot, const VectorXd& x0, std::uint64_t ste
     r.seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     if (!status.ok()) throw Error(status.error);
     r.draws.push_back(d.matrix());
-    r.accept += chain.accept_sum / double(steps) / kChains;
+    r.accept += chain.totals.accept_sum / double(steps) / kChains;
   }
   return r;
 }

@@ -38,7 +38,7 @@
 #include <sgmcmc/models/minibatch.hpp>
 #include <sgmcmc/models/text/corpus.hpp>
 #include <sgmcmc/models/text/vmf_normalizer.hpp>
-#include <sgmcmc/models/text/worker_pool.hpp>
+#include <sgmcmc/modules/parallel/worker_pool.hpp>
 #include <sgmcmc/modules/error.hpp>
 #include <sgmcmc/modules/random/distributions.hpp>
 #include <sgmcmc/modules/random/stream.hpp>
@@ -161,7 +161,7 @@ struct ThetaDraws {
 };
 
 /// Runs fn(i, worker) for i in [0, n) on `threads` threads (blocked ranges; worker < threads), creating
-/// the threads on every call. Sam uses a persistent WorkerPool instead (worker_pool.hpp).
+/// the threads on every call. Sam uses a persistent WorkerPool instead (modules/parallel/worker_pool.hpp).
 template <class F>
 void parallel_for(std::size_t n, unsigned threads, F&& fn) {
   const unsigned t = static_cast<unsigned>(std::max<std::size_t>(1, std::min<std::size_t>(threads, n)));
@@ -204,7 +204,7 @@ struct Sam {
     std::vector<std::uint64_t> accepted, proposals;  // per document of the call
     std::vector<double> violation;
     Eigen::LDLT<Eigen::MatrixXd> ldlt;
-    WorkerPoolSlot pool;
+    parallel::WorkerPoolSlot pool;
   };
   mutable Scratch scratch;
   mutable ThetaDraws last;  ///< diagnostics of the last gradient: acceptance, simplex violation (no draws)

@@ -9,7 +9,7 @@
 #include <utility>
 
 #include <sgmcmc/modules/run/state_json.hpp>
-#include <sgmcmc/samplers/driver.hpp>
+#include <sgmcmc/run/chain.hpp>
 
 namespace sgmcmc::run {
 
@@ -35,8 +35,10 @@ class ChainModel final : public AnyChain {
     return chain_.advance(n, keep, out, progress);
   }
   json state() const override {
+    const ChainTotals& t = chain_.totals;
     json j = {{"sampler", state_json(chain_.state)}, {"rng", stream_json(chain_.rng.state())},
-              {"steps_done", chain_.steps_done}, {"accept_sum", chain_.accept_sum}};
+              {"steps_done", chain_.steps_done}, {"accept_sum", t.accept_sum},
+              {"totals", {{"gradient_evals", t.gradient_evals}, {"reflections", t.reflections}, {"divergent", t.divergent}}}};
     if constexpr (requires { chain_.potential.state(); }) {  // the target's own state (bnn, bpmf: prior precisions)
       json t = chain_.potential.state();
       if (!t.is_null()) j["target"] = std::move(t);
@@ -48,23 +50,37 @@ class ChainModel final : public AnyChain {
     restore_state(chain_.state, f.get("sampler"), f.at("sampler"));
     chain_.rng = random::Stream(stream_from_json(f.get("rng"), f.at("rng")));
     chain_.steps_done = as_count(f.get("steps_done"), f.at("steps_done"), 0);
-    chain_.accept_sum = f.number("accept_sum", Range::non_negative);
+    ChainTotals& t = chain_.totals;
+    t.accept_sum = f.number("accept_sum", Range::non_negative);
+    if (const json* totals = f.find("totals")) {
+      Fields tf(*totals, f.at("totals"));
+      t.gradient_evals = tf.count("gradient_evals", 0);
+      t.reflections = tf.count("reflections", 0);
+      t.divergent = tf.count("divergent", 0);
+      tf.finish();
+    } else {  // a record written before the totals moved to the chain: the sampler state kept the counters
+      const json& s = f.get("sampler");
+      const auto counter = [&](const char* key) { return s.contains(key) ? as_count(s[key], f.at("sampler") + "/" + key, 0) : 0; };
+      t.gradient_evals = counter("gradient_evals");
+      t.reflections = counter("reflections");
+      t.divergent = counter("divergent");
+    }
     if constexpr (requires(const json* t, const std::string& p) { chain_.potential.restore(t, p); })
       chain_.potential.restore(f.find("target"), f.at("target"));
     f.finish();
   }
   json diagnostics() const override {
-    const auto& s = chain_.state;
-    json d = {{"steps", chain_.steps_done}, {"gradient_evals", s.gradient_evals}, {"reflections", s.reflections},
-              {"mean_accept_stat", chain_.steps_done ? chain_.accept_sum / static_cast<double>(chain_.steps_done) : 0.0}};
-    if constexpr (requires { chain_.sampler.dynamics.diffusion; }) d["xi"] = s.xi;  // SGNHT thermostat
+    const ChainTotals& t = chain_.totals;
+    json d = {{"steps", chain_.steps_done}, {"gradient_evals", t.gradient_evals}, {"reflections", t.reflections},
+              {"mean_accept_stat", chain_.steps_done ? t.accept_sum / static_cast<double>(chain_.steps_done) : 0.0}};
+    if constexpr (S::statistics.has(Statistic::thermostat)) {  // SGNHT: the thermostat's current value
+      StepInfo info;
+      chain_.sampler.describe(chain_.state, info);
+      d["xi"] = info.thermostat;
+    }
     if constexpr (requires { chain_.potential.diagnostics(chain_.steps_done); })  // bnn, bpmf: precisions, Gibbs steps
       d.update(chain_.potential.diagnostics(chain_.steps_done));
-    if constexpr (requires { s.accepted; }) {
-      d["accepted"] = s.accepted;
-      d["acceptance_rate"] = s.proposals ? static_cast<double>(s.accepted) / static_cast<double>(s.proposals) : 0.0;
-      d["divergent"] = s.divergent;
-    }
+    if constexpr (S::statistics.has(Statistic::divergent)) d["divergent"] = t.divergent;
     return d;
   }
   std::uint64_t steps_done() const override { return chain_.steps_done; }

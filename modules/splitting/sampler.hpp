@@ -4,6 +4,7 @@
 #include <cstdint>
 
 #include <sgmcmc/concepts/dynamics.hpp>
+#include <sgmcmc/concepts/sampler.hpp>
 #include <sgmcmc/modules/schedule/step_size.hpp>
 #include <sgmcmc/modules/splitting/scheme.hpp>
 #include <sgmcmc/modules/splitting/step.hpp>
@@ -13,6 +14,7 @@ namespace sgmcmc::splitting {
 template <Dynamics D>
 struct Sampler {
   using State = typename D::State;
+  static constexpr Statistics statistics = D::statistics | Statistic::step_size;
   D dynamics;
   StageList scheme = aboba;
   schedule::StepSize step_size = schedule::StepSize::constant(0.01);
@@ -23,13 +25,16 @@ struct Sampler {
     return dynamics.init(std::move(x0), rng);
   }
 
-  /// Advances one step (step index t, from 0) and returns its acceptance statistic (1: no MH test).
+  /// Advances one step (step index t, from 0); no MH test, so its acceptance is 1.
   template <class P, class R>
-  double step(State& s, const P& potential, R& rng, std::uint64_t t) const {
-    splitting::step(dynamics, scheme, s, potential, step_size.at(t), rng);
-    return 1.0;
+  StepInfo step(State& s, const P& potential, R& rng, std::uint64_t t) const {
+    const double h = step_size.at(t);
+    const std::uint64_t evals0 = s.gradient_evals, reflections0 = s.reflections;
+    splitting::step(dynamics, scheme, s, potential, h, rng);
+    return {.step_size = h, .gradient_evals = s.gradient_evals - evals0, .reflections = s.reflections - reflections0};
   }
   const Eigen::VectorXd& position(const State& s) const { return s.x; }
+  void describe(const State& s, StepInfo& info) const { dynamics.describe(s, info); }
 };
 
 }  // namespace sgmcmc::splitting

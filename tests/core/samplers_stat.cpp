@@ -13,7 +13,7 @@
 #include <sgmcmc/models/double_well.hpp>
 #include <sgmcmc/models/gaussian.hpp>
 #include <sgmcmc/models/gradient_noise.hpp>
-#include <sgmcmc/samplers/driver.hpp>
+#include <sgmcmc/run/chain.hpp>
 #include <sgmcmc/samplers/hmc.hpp>
 #include <sgmcmc/samplers/sghmc.hpp>
 #include <sgmcmc/samplers/sgld.hpp>

@@ -7,6 +7,12 @@
 #include <sgmcmc/concepts/manifold.hpp>
 #include <sgmcmc/concepts/potential.hpp>
 #include <sgmcmc/concepts/random.hpp>
+#include <sgmcmc/concepts/sampler.hpp>
+#include <sgmcmc/run/chain.hpp>
+#include <sgmcmc/samplers/recipe.hpp>
+#include <sgmcmc/samplers/sgrhmc.hpp>
+#include <sgmcmc/samplers/sgrld.hpp>
+#include <sgmcmc/modules/recipe/metric.hpp>
 #include <sgmcmc/manifolds/euclidean.hpp>
 #include <sgmcmc/models/banana.hpp>
 #include <sgmcmc/models/double_well.hpp>
@@ -60,7 +66,82 @@ struct EngineWithoutBelow {
   void normals(Eigen::Ref<Eigen::VectorXd>);
   double uniform();
 };
+// An engine with every draw but no batch counter: a RandomEngine, not a MinibatchEngine.
+struct EngineWithoutBatches {
+  double normal();
+  void normals(Eigen::Ref<Eigen::VectorXd>);
+  double uniform();
+  std::uint64_t below(std::uint64_t);
+};
+struct MinimalMinibatchEngine : EngineWithoutBatches {
+  std::uint64_t next_batch();
+  std::uint64_t seed() const;
+  std::uint32_t stream_id() const;
+};
+// Samplers: a minimal conforming one, and near misses.
+struct MinimalSampler {
+  struct State {
+    Eigen::VectorXd x;
+  };
+  static constexpr Statistics statistics{Statistics{} | Statistic::step_size};
+  template <class R> State init(Eigen::VectorXd x0, R&) const { return {std::move(x0)}; }
+  template <class P, class R> StepInfo step(State&, const P&, R&, std::uint64_t) const { return {}; }
+  const Eigen::VectorXd& position(const State& s) const { return s.x; }
+  void describe(const State&, StepInfo&) const {}
+};
+struct SamplerReturningDouble : MinimalSampler {  // the old contract: a bare acceptance double
+  template <class P, class R> double step(State&, const P&, R&, std::uint64_t) const { return 1.0; }
+};
+struct SamplerWithoutStatistics {
+  struct State {
+    Eigen::VectorXd x;
+  };
+  template <class R> State init(Eigen::VectorXd x0, R&) const { return {std::move(x0)}; }
+  template <class P, class R> StepInfo step(State&, const P&, R&, std::uint64_t) const { return {}; }
+  const Eigen::VectorXd& position(const State& s) const { return s.x; }
+  void describe(const State&, StepInfo&) const {}
+};
+struct SamplerWithoutDescribe {
+  struct State {
+    Eigen::VectorXd x;
+  };
+  static constexpr Statistics statistics{};
+  template <class R> State init(Eigen::VectorXd x0, R&) const { return {std::move(x0)}; }
+  template <class P, class R> StepInfo step(State&, const P&, R&, std::uint64_t) const { return {}; }
+  const Eigen::VectorXd& position(const State& s) const { return s.x; }
+};
+struct SamplerWithPositionByValue : MinimalSampler {  // a copy per call: the driver reads it every step
+  Eigen::VectorXd position(const State& s) const { return s.x; }
+};
+struct GibbsPotential {
+  void gradient(const Eigen::VectorXd&, Eigen::VectorXd&, auto&) const {}
+  void after_step(const Eigen::VectorXd&, std::uint64_t, const random::Stream&) {}
+};
 }  // namespace
+
+static_assert(Sampler<MinimalSampler>);
+static_assert(!Sampler<SamplerReturningDouble>);
+static_assert(!Sampler<SamplerWithoutStatistics>);
+static_assert(!Sampler<SamplerWithoutDescribe>);
+static_assert(!Sampler<SamplerWithPositionByValue>);
+static_assert(Sampler<sgld::Sampler<Euclidean>, models::Gaussian, random::Stream>);
+static_assert(Sampler<sghmc::Sampler<Euclidean>, models::Gaussian, random::Stream>);
+static_assert(Sampler<sghmc::Sampler<Sphere>> && Sampler<sgnht::Sampler<Stiefel>> && Sampler<hmc::Sampler<Simplex>>);
+static_assert(Sampler<scir::Sampler> && Sampler<sgrld::ExpandedMean> && Sampler<recipe::Sampler<recipe::Constant>>);
+static_assert(Sampler<sgrld::Sampler<recipe::metric::LevelSet>> && Sampler<sgrhmc::Sampler<recipe::metric::LevelSet>>);
+static_assert(sgnht::Sampler<Euclidean>::statistics.has(Statistic::thermostat));
+static_assert(!sghmc::Sampler<Euclidean>::statistics.has(Statistic::thermostat));
+static_assert(hmc::Sampler<Euclidean>::statistics.has(Statistic::acceptance));
+
+static_assert(MinibatchEngine<random::Stream> && MinibatchEngine<MinimalMinibatchEngine>);
+static_assert(RandomEngine<EngineWithoutBatches> && !MinibatchEngine<EngineWithoutBatches>);
+static_assert(SplittableNormals<random::Stream> && !SplittableNormals<MinimalMinibatchEngine>);
+
+static_assert(PotentialWithAfterStep<GibbsPotential, random::Stream>);
+static_assert(!PotentialWithAfterStep<models::Gaussian, random::Stream>);
+
+static_assert(Observer<StopAfter> && Observer<WallClockBudget> && Observer<KeepDraws> && Observer<Progress>);
+static_assert(!Observer<Retention>);
 
 static_assert(Manifold<Euclidean>);
 static_assert(Manifold<ManifoldWithFlow>);

@@ -12,7 +12,7 @@
 #include <sgmcmc/models/gaussian.hpp>
 #include <sgmcmc/modules/random/stream.hpp>
 #include <sgmcmc/modules/splitting/step.hpp>
-#include <sgmcmc/samplers/driver.hpp>
+#include <sgmcmc/run/chain.hpp>
 #include <sgmcmc/samplers/hmc.hpp>
 #include <sgmcmc/samplers/sghmc.hpp>
 #include <sgmcmc/samplers/sgld.hpp>
@@ -200,7 +200,7 @@ TEST_CASE("HMC: exact leapfrog energy conservation accepts; a reversed trajector
   auto s = smp.init(VectorXd{{0.3, -0.2, 0.1}}, rng);
   const models::Gaussian g = models::Gaussian::isotropic(VectorXd::Zero(3), 1.0);
   double min_accept = 1.0;
-  for (int k = 0; k < 100; ++k) min_accept = std::min(min_accept, smp.step(s, g, rng, static_cast<std::uint64_t>(k)));
+  for (int k = 0; k < 100; ++k) min_accept = std::min(min_accept, smp.step(s, g, rng, static_cast<std::uint64_t>(k)).acceptance);
   CHECK(min_accept > 0.999);  // |ΔH| = O(h²) = 1e-4 for h = 0.01
   CHECK(s.accepted == 100);
   // A huge step makes the energy error large: most proposals are rejected and the chain stays put.
@@ -226,6 +226,52 @@ TEST_CASE("the driver keeps draws by global step, stops on a non-finite state, k
   CHECK_FALSE(st.ok());
   CHECK(st.error.find("non-finite state at step") != std::string::npos);
   for (double v : kept.values) CHECK(std::isfinite(v));
+}
+
+TEST_CASE("the driver's observers: a user condition and a wall-clock budget stop the loop; totals add up") {
+  // Catches: an observer that does not see every step, a stop ignored, a stop one step late, totals
+  // that miss steps (the diagnostics' gradient count), and a kept draw whose statistics were not filled.
+  sghmc::Sampler<Euclidean> smp{{Euclidean(2), sghmc::Friction(1.0), 0.0}, splitting::aboba, schedule::StepSize::constant(0.05)};
+  Chain chain(smp, Quadratic{}, VectorXd::Zero(2), random::Stream(3, 0));
+  std::uint64_t seen = 0;
+  auto count = [&](const StepEvent&) { ++seen; return Control::proceed; };
+  auto at_37 = [](const StepEvent& e) { return e.step == 37 ? Control::stop : Control::proceed; };
+  Draws d;
+  CHECK(chain.run(Retention{10, 3}, count, at_37, KeepDraws{d}).ok());
+  CHECK(chain.steps_done == 37);
+  CHECK(seen == 37);
+  CHECK(d.count() == 9);  // steps 13, 16, ..., 37
+  CHECK(chain.totals.gradient_evals == 37);
+  CHECK(chain.totals.accept_sum == 37.0);
+  for (const StepInfo& info : d.stats) {
+    CHECK(info.step_size == 0.05);
+    CHECK(std::isfinite(info.kinetic_energy));  // describe() ran for every kept draw
+  }
+  // A zero budget stops at the first clock reading (every 64 steps).
+  CHECK(chain.run(Retention{}, WallClockBudget{0.0}).ok());
+  CHECK(chain.steps_done == 37 + 64);
+}
+
+TEST_CASE("StepInfo: HMC reports acceptance, energy and divergence; SGNHT its thermostat") {
+  // Catches: an acceptance statistic that is not the MH probability min(1, e^{-ΔH}); a divergence not
+  // flagged; a thermostat statistic that is not the state's ξ.
+  hmc::Sampler<Euclidean> smp{Euclidean(3), schedule::StepSize::constant(0.3), 5, hmc::Gradient::exact, true};
+  static_assert(decltype(smp)::statistics.has(Statistic::energy) && !decltype(smp)::statistics.has(Statistic::thermostat));
+  random::Stream rng(2, 0);
+  auto s = smp.init(VectorXd{{0.5, -0.5, 1.0}}, rng);
+  const models::Gaussian g = models::Gaussian::isotropic(VectorXd::Zero(3), 1.0);
+  const StepInfo info = smp.step(s, g, rng, 0);
+  CHECK(info.acceptance > 0.0);
+  CHECK(info.acceptance <= 1.0);
+  CHECK(std::isfinite(info.energy));
+  CHECK_FALSE(info.divergent);
+  CHECK(info.gradient_evals == 6);  // L + 1 gradients: the merged half-kicks
+  sgnht::Sampler<Euclidean> th{{Euclidean(2), 1.5, 0.0}, splitting::aboba, schedule::StepSize::constant(0.1)};
+  auto ts = th.init(VectorXd::Zero(2), rng);
+  StepInfo t = th.step(ts, g, rng, 0);
+  th.describe(ts, t);
+  CHECK(t.thermostat == ts.xi);
+  CHECK(t.kinetic_energy == doctest::Approx(0.5 * ts.v.squaredNorm()));
 }
 
 TEST_CASE("step-size schedules") {

@@ -23,7 +23,7 @@
 #include <sgmcmc/manifolds/euclidean.hpp>
 #include <sgmcmc/models/data/dataset.hpp>
 #include <sgmcmc/models/logistic.hpp>
-#include <sgmcmc/samplers/driver.hpp>
+#include <sgmcmc/run/chain.hpp>
 #include <sgmcmc/samplers/hmc.hpp>
 #include <sgmcmc/samplers/sghmc.hpp>
 #include <sgmcmc/samplers/sgld.hpp>

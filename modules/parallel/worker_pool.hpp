@@ -1,5 +1,6 @@
 #pragma once
-// A persistent pool of worker threads for the per-document loops of the text models (SAM's θ draws):
+// The library's one threading mechanism: a persistent pool of worker threads, used for parallel chains
+// (run/), data-parallel gradients (the neural net's batch parts) and per-document loops (SAM's θ draws):
 // the threads are created once and woken per call, so a gradient pays a condition-variable wake-up, not
 // thread creation (which made the old per-call std::thread version slower on 2 threads than on 1).
 //
@@ -24,7 +25,7 @@
 #include <utility>
 #include <vector>
 
-namespace sgmcmc::text {
+namespace sgmcmc::parallel {
 
 class WorkerPool {
  public:
@@ -140,4 +141,4 @@ class WorkerPoolSlot {
   std::unique_ptr<WorkerPool> pool_;
 };
 
-}  // namespace sgmcmc::text
+}  // namespace sgmcmc::parallel

@@ -1,0 +1,198 @@
+#pragma once
+// The driver: one loop that advances a chain of any Sampler, and observers that watch it. Every step
+// reports a StepInfo; the chain keeps running totals; draws are kept by the *global* step index, so a
+// chain advanced N steps and then N more keeps exactly the draws of one 2N-step run (resume is exact).
+// What to do with a kept draw (keep it in memory, stream it to a file), when to stop (a number of
+// steps, a wall-clock budget, a user condition) and how to show progress are observers of that one
+// loop. A non-finite position stops the chain with a clear error; the draws made before it are kept.
+#include <atomic>
+#include <chrono>
+#include <concepts>
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <Eigen/Core>
+#include <fmt/format.h>
+
+#include <sgmcmc/concepts/potential.hpp>
+#include <sgmcmc/concepts/random.hpp>
+#include <sgmcmc/concepts/sampler.hpp>
+#include <sgmcmc/modules/error.hpp>
+#include <sgmcmc/modules/random/stream.hpp>
+
+namespace sgmcmc {
+
+/// Which steps keep a draw: step t (1-based) is kept when t > burn_in and (t - burn_in) % thin == 0.
+struct Retention {
+  std::uint64_t burn_in = 0;
+  std::uint64_t thin = 1;
+  bool keeps(std::uint64_t t) const { return t > burn_in && (t - burn_in) % thin == 0; }
+};
+
+/// Running totals of a chain's step statistics: its diagnostics, saved with the chain so that a
+/// resumed chain continues them.
+struct ChainTotals {
+  std::uint64_t gradient_evals = 0;
+  std::uint64_t reflections = 0;
+  std::uint64_t divergent = 0;  ///< steps that reported a divergence (rejected MH trajectories)
+  double accept_sum = 0.0;      ///< sum of the acceptance statistics over all steps
+  void add(const StepInfo& info) {
+    gradient_evals += info.gradient_evals;
+    reflections += info.reflections;
+    divergent += info.divergent ? 1 : 0;
+    accept_sum += info.acceptance;
+  }
+};
+
+/// Why a chain stopped early; empty when it ran as asked. Not to be dropped: a chain that stopped has
+/// fewer draws than asked for, and its last state is not a draw from the target.
+struct [[nodiscard]] ChainStatus {
+  std::string error;
+  bool ok() const { return error.empty(); }
+};
+
+/// What an observer sees after each step. `info`'s state-derived statistics (kinetic energy, ξ) are
+/// filled only when `kept`.
+struct StepEvent {
+  std::uint64_t step;               ///< the global index of the step just taken (1-based)
+  const Eigen::VectorXd& position;  ///< the chain's position after it
+  const StepInfo& info;
+  bool kept;                        ///< the Retention keeps this step's draw
+};
+
+enum class Control : bool { proceed, stop };
+
+/// An observer of the driver loop: called after every step, it may ask the loop to stop.
+/// @code
+///   auto until_positive = [](const StepEvent& e) { return e.position[0] > 0 ? Control::stop : Control::proceed; };
+///   chain.run(Retention{}, StopAfter{1000}, until_positive);
+/// @endcode
+template <class O>
+concept Observer = requires(O& o, const StepEvent& e) {
+  { o(e) } -> std::same_as<Control>;
+};
+
+/// Stops after n steps of this run.
+struct StopAfter {
+  std::uint64_t n;
+  std::uint64_t done = 0;
+  Control operator()(const StepEvent&) { return ++done >= n ? Control::stop : Control::proceed; }
+};
+
+/// Stops once `seconds` of wall-clock time have passed since its construction (read every 64 steps, so
+/// a step of microseconds pays nothing for it).
+struct WallClockBudget {
+  double seconds;
+  std::chrono::steady_clock::time_point start = std::chrono::steady_clock::now();
+  std::uint64_t calls = 0;
+  Control operator()(const StepEvent&) {
+    if ((++calls & 63) != 0) return Control::proceed;
+    const double used = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    return used >= seconds ? Control::stop : Control::proceed;
+  }
+};
+
+/// Adds the steps taken to a shared counter (a progress bar reads it from another thread), in batches
+/// of 256 so the counter is not contended every step; the remainder is added when it goes out of scope.
+class Progress {
+ public:
+  explicit Progress(std::atomic<std::uint64_t>* counter) : counter_(counter) {}
+  Progress(const Progress&) = delete;
+  Progress& operator=(const Progress&) = delete;
+  ~Progress() {
+    if (counter_ && pending_) counter_->fetch_add(pending_, std::memory_order_relaxed);
+  }
+  Control operator()(const StepEvent&) {
+    if (counter_ && ++pending_ == 256) counter_->fetch_add(std::exchange(pending_, 0), std::memory_order_relaxed);
+    return Control::proceed;
+  }
+
+ private:
+  std::atomic<std::uint64_t>* counter_;
+  std::uint64_t pending_ = 0;
+};
+
+/// Kept draws of one chain, row after row (each row one point's embedded coordinates), with the step's
+/// statistics at each kept draw.
+struct Draws {
+  Eigen::Index dim = 0;
+  std::vector<double> values;
+  std::vector<StepInfo> stats;
+  std::size_t count() const { return dim == 0 ? 0 : values.size() / static_cast<std::size_t>(dim); }
+  Eigen::Map<const Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>> matrix() const {
+    return {values.data(), static_cast<Eigen::Index>(count()), dim};
+  }
+  void append(const Eigen::VectorXd& x, const StepInfo& info) {
+    if (dim == 0) dim = x.size();
+    values.insert(values.end(), x.data(), x.data() + x.size());
+    stats.push_back(info);
+  }
+};
+
+/// An observer that appends every kept draw to `Draws`.
+struct KeepDraws {
+  Draws& out;
+  Control operator()(const StepEvent& e) {
+    if (e.kept) out.append(e.position, e.info);
+    return Control::proceed;
+  }
+};
+
+/// A chain: sampler + potential + state + its own random engine. Copying a chain forks it.
+template <class S, class P, RandomEngine R = random::Stream>
+  requires Sampler<S, P, R>
+struct Chain {
+  S sampler;
+  P potential;
+  typename S::State state;
+  R rng;
+  std::uint64_t steps_done = 0;
+  ChainTotals totals;
+
+  Chain(S s, P p, Eigen::VectorXd x0, R r) : sampler(std::move(s)), potential(std::move(p)), rng(std::move(r)) {
+    state = sampler.init(std::move(x0), rng);
+  }
+
+  const Eigen::VectorXd& position() const { return sampler.position(state); }
+
+  /// The driver loop: steps until an observer says stop (every observer sees every step). Returns why
+  /// the chain stopped early (a non-finite state), or ok. With no stopping observer it runs forever.
+  template <Observer... O>
+  ChainStatus run(const Retention& keep, O&&... observers) {
+    constexpr std::uint64_t check_every = 16;  // a NaN never heals: checking every few steps loses nothing
+    for (;;) {
+      StepInfo info = sampler.step(state, potential, rng, steps_done);
+      ++steps_done;
+      totals.add(info);
+      const bool kept = keep.keeps(steps_done);
+      if ((kept || steps_done % check_every == 0) && !position().allFinite()) return diverged();
+      if (kept) sampler.describe(state, info);
+      // A potential with a state of its own (the bnn and bpmf targets' Gibbs step on prior precisions)
+      // updates it between steps, given the new position, the global step count and the chain's
+      // stream (for its key: the hook draws from a substream, never from the chain's own stream).
+      if constexpr (PotentialWithAfterStep<P, R>) potential.after_step(position(), steps_done, std::as_const(rng));
+      const StepEvent event{steps_done, position(), info, kept};
+      bool stop = false;
+      ((stop = (observers(event) == Control::stop) || stop), ...);
+      if (stop) return position().allFinite() ? ChainStatus{} : diverged();
+    }
+  }
+
+  /// Runs n more steps, appending kept draws to `out`; `progress`, if given, counts the steps done.
+  ChainStatus advance(std::uint64_t n, const Retention& keep, Draws& out, std::atomic<std::uint64_t>* progress = nullptr) {
+    if (out.dim == 0) out.dim = position().size();
+    if (n == 0) return {};
+    return run(keep, StopAfter{n}, KeepDraws{out}, Progress(progress));
+  }
+
+ private:
+  ChainStatus diverged() const {
+    return {fmt::format("non-finite state at step {}: the gradient or the step size made the chain diverge; the draws "
+                        "kept before it are kept",
+                        steps_done)};
+  }
+};
+
+}  // namespace sgmcmc
