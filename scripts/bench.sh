@@ -61,13 +61,17 @@ if g:
         if k in g:
             print(f"  {f'({n},{p})':>14s} {gs[k]:10.0f} {g[k]:9.2f} {gs.get(f'BM_StiefelFlow/{n}/{p}', 0):13.0f}")
 rows = json.load(open(f"{out}/bench_logistic.json"))["benchmarks"]
-lr = {r["run_name"]: (r["cpu_time"], r.get("same_bits")) for r in rows if r.get("aggregate_name") == "median"}
+lr = {r["run_name"]: (r["cpu_time"], r.get("max_rel_diff")) for r in rows if r.get("aggregate_name") == "median"}
 if lr:
-    print("\nLogistic regression, d = 50, batch 100 (median CPU ms per 10^4 SGHMC steps; issue #4 goal: library / hand <= 1.1):")
+    print("\nLogistic regression, d = 50, batch 100 (median CPU ms per 10^4 SGHMC steps; issue #11 goal: library / hand <= 1.1;"
+          "\n  per-example: the library's previous path; max rel diff: library vs hand after 1,000 steps):")
+    print(f"  {'N':>8s} {'sampling':>13s} {'library':>8s} {'hand':>8s} {'lib/hand':>8s} {'per-example':>11s} {'old/lib':>8s} {'max rel diff':>12s}")
     for n in (100000, 1000000):
-        lib, hand = lr.get(f"BM_LogisticLibrary/{n}/iterations:5"), lr.get(f"BM_LogisticHand/{n}/iterations:5")
-        if lib and hand:
-            print(f"  N = {n:8d}: library {lib[0]:8.1f} ms  hand {hand[0]:8.1f} ms  library/hand {lib[0] / hand[0]:5.2f}  same bits {lib[1]:.0f}")
+        for rep, sampling in ((0, "without repl."), (1, "with repl.")):
+            lib, hand, old = (lr.get(f"BM_Logistic{k}/N:{n}/replace:{rep}/iterations:5") for k in ("Library", "Hand", "PerExample"))
+            if lib and hand:
+                before = f"{old[0]:11.1f} {old[0] / lib[0]:8.2f}" if old else f"{'':11s} {'':8s}"
+                print(f"  {n:8d} {sampling:>13s} {lib[0]:8.1f} {hand[0]:8.1f} {lib[0] / hand[0]:8.2f} {before} {lib[1] or 0:12.1e}")
 sam = {r["run_name"]: r["real_time"] for r in json.load(open(f"{out}/bench_sam.json"))["benchmarks"]
        if r.get("aggregate_name") == "median"}
 if sam:
