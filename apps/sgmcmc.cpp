@@ -17,7 +17,7 @@
 #include <fmt/format.h>
 
 #include <sgmcmc/modules/diagnostics/summary.hpp>
-#include <sgmcmc/modules/run/runner.hpp>
+#include <sgmcmc/run/runner.hpp>
 #include <sgmcmc/version.hpp>
 
 namespace {

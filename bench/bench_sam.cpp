@@ -22,7 +22,7 @@
 #include <Eigen/Core>
 #include <benchmark/benchmark.h>
 
-#include <sgmcmc/models/text/sam.hpp>
+#include <sgmcmc/compositions/sam.hpp>
 #include <sgmcmc/modules/random/stream.hpp>
 #include <sgmcmc/samplers/sghmc.hpp>
 

@@ -8,18 +8,27 @@
 
 namespace sgmcmc::models {
 
+/// g += σ·ζ, ζ ~ N(0, I): one bulk fill of `scratch` (the engine's vectorised normals, the same values
+/// as drawing them one at a time), then one vector update.
+template <class R>
+void add_gradient_noise(Eigen::VectorXd& g, double sd, R& rng, Eigen::VectorXd& scratch) {
+  if (!(sd > 0)) return;
+  scratch.resize(g.size());
+  rng.normals(scratch);
+  g += sd * scratch;
+}
+
 template <class P>
 struct WithGradientNoise {
   P base;
   double sd = 0.0;  ///< σ
+  mutable Eigen::VectorXd scratch;  ///< the noise draws (derived, not state: one potential per chain)
 
   Eigen::Index dim() const { return base.dim(); }
   template <class R>
   void gradient(const Eigen::VectorXd& x, Eigen::VectorXd& g, R& rng) const {
     base.gradient(x, g, rng);
-    if (sd > 0) {
-      for (Eigen::Index i = 0; i < g.size(); ++i) g[i] += sd * rng.normal();
-    }
+    add_gradient_noise(g, sd, rng, scratch);
   }
   void exact_gradient(const Eigen::VectorXd& x, Eigen::VectorXd& g) const
     requires PotentialWithValue<P>

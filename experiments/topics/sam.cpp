@@ -40,7 +40,7 @@
 #include <sgmcmc/models/text/loaders.hpp>
 
 #include "spam_corpus.hpp"
-#include <sgmcmc/models/text/sam.hpp>
+#include <sgmcmc/compositions/sam.hpp>
 #include <sgmcmc/samplers/hmc.hpp>
 #include <sgmcmc/samplers/sghmc.hpp>
 #include <sgmcmc/samplers/sgnht.hpp>

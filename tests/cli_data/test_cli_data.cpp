@@ -8,7 +8,7 @@
 #include <string>
 
 #include <sgmcmc/models/data/dataset.hpp>
-#include <sgmcmc/modules/run/runner.hpp>
+#include <sgmcmc/run/runner.hpp>
 
 using namespace sgmcmc;
 using run::json;

@@ -10,7 +10,7 @@
 #include <string>
 
 #include <sgmcmc/modules/random/stream.hpp>
-#include <sgmcmc/modules/run/runner.hpp>
+#include <sgmcmc/run/runner.hpp>
 
 using namespace sgmcmc;
 using run::json;

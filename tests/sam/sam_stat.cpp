@@ -1,10 +1,10 @@
-// Statistical tests of the SAM potential (models/text/sam.hpp) on synthetic corpora drawn from the model.
+// Statistical tests of the SAM potential (compositions/sam.hpp) on synthetic corpora drawn from the model.
 // Fixed seeds; Release runtime a few seconds.
 #include <doctest/doctest.h>
 
 #include <cmath>
 
-#include <sgmcmc/models/text/sam.hpp>
+#include <sgmcmc/compositions/sam.hpp>
 #include <sgmcmc/samplers/sghmc.hpp>
 #include <sgmcmc/samplers/sgnht.hpp>
 

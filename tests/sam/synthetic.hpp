@@ -6,7 +6,7 @@
 #include <tuple>
 #include <vector>
 
-#include <sgmcmc/models/text/sam.hpp>
+#include <sgmcmc/compositions/sam.hpp>
 
 namespace sam_test {
 

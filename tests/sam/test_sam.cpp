@@ -1,11 +1,11 @@
 // Unit tests of the vMF normaliser (models/text/vmf_normalizer.hpp) and of the SAM potential's exact
-// parts (models/text/sam.hpp): log I_ν against std::cyl_bessel_i and against 40-digit reference values,
+// parts (compositions/sam.hpp): log I_ν against std::cyl_bessel_i and against 40-digit reference values,
 // the recurrence, monotonicity, closed forms; gradients against finite differences; errors; threads.
 #include <doctest/doctest.h>
 
 #include <cmath>
 
-#include <sgmcmc/models/text/sam.hpp>
+#include <sgmcmc/compositions/sam.hpp>
 
 #include "synthetic.hpp"
 

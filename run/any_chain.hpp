@@ -8,7 +8,7 @@
 #include <string>
 #include <utility>
 
-#include <sgmcmc/modules/run/state_json.hpp>
+#include <sgmcmc/run/state_json.hpp>
 #include <sgmcmc/run/chain.hpp>
 
 namespace sgmcmc::run {

@@ -4,7 +4,7 @@
 #include <string>
 
 #include <sgmcmc/modules/random/stream.hpp>
-#include <sgmcmc/modules/run/fields.hpp>
+#include <sgmcmc/run/fields.hpp>
 #include <sgmcmc/modules/splitting/phase_state.hpp>
 #include <sgmcmc/samplers/hmc.hpp>
 #include <sgmcmc/samplers/recipe.hpp>

@@ -14,8 +14,8 @@
 
 #include <fmt/format.h>
 
-#include <sgmcmc/modules/run/config.hpp>
-#include <sgmcmc/modules/run/make_chain.hpp>
+#include <sgmcmc/run/config.hpp>
+#include <sgmcmc/run/make_chain.hpp>
 #include <sgmcmc/version.hpp>
 
 namespace sgmcmc::run {

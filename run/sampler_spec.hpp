@@ -4,7 +4,7 @@
 
 #include <fmt/format.h>
 
-#include <sgmcmc/modules/run/fields.hpp>
+#include <sgmcmc/run/fields.hpp>
 #include <sgmcmc/samplers/recipe.hpp>
 #include <sgmcmc/modules/schedule/step_size.hpp>
 #include <sgmcmc/modules/splitting/scheme.hpp>

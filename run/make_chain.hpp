@@ -5,8 +5,8 @@
 #include <memory>
 #include <variant>
 
-#include <sgmcmc/modules/run/any_chain.hpp>
-#include <sgmcmc/modules/run/config.hpp>
+#include <sgmcmc/run/any_chain.hpp>
+#include <sgmcmc/run/config.hpp>
 #include <sgmcmc/samplers/hmc.hpp>
 #include <sgmcmc/samplers/recipe.hpp>
 #include <sgmcmc/samplers/sgrhmc.hpp>

@@ -8,11 +8,11 @@
 #include <Eigen/Eigenvalues>
 #include <fmt/format.h>
 
-#include <sgmcmc/modules/run/fields.hpp>
-#include <sgmcmc/modules/run/manifold_spec.hpp>
-#include <sgmcmc/modules/run/metric_spec.hpp>
-#include <sgmcmc/modules/run/sampler_spec.hpp>
-#include <sgmcmc/modules/run/target.hpp>
+#include <sgmcmc/run/fields.hpp>
+#include <sgmcmc/run/manifold_spec.hpp>
+#include <sgmcmc/run/metric_spec.hpp>
+#include <sgmcmc/run/sampler_spec.hpp>
+#include <sgmcmc/run/target.hpp>
 
 namespace sgmcmc::run {
 

@@ -17,6 +17,7 @@
 #include <sgmcmc/models/dirichlet.hpp>
 #include <sgmcmc/models/double_well.hpp>
 #include <sgmcmc/models/gaussian.hpp>
+#include <sgmcmc/models/gradient_noise.hpp>
 #include <sgmcmc/models/linear.hpp>
 #include <sgmcmc/models/logistic.hpp>
 #include <sgmcmc/models/data/text.hpp>
@@ -25,8 +26,8 @@
 #include <sgmcmc/models/uniform.hpp>
 #include <sgmcmc/models/vmf_mixture.hpp>
 #include <sgmcmc/modules/random/stream.hpp>
-#include <sgmcmc/modules/run/fields.hpp>
-#include <sgmcmc/modules/run/manifold_spec.hpp>
+#include <sgmcmc/run/fields.hpp>
+#include <sgmcmc/run/manifold_spec.hpp>
 
 namespace sgmcmc::run {
 
@@ -59,6 +60,7 @@ struct Target {
   double grad_noise = 0.0;        ///< σ of additive N(0, σ²I) gradient noise
   std::uint64_t gibbs_every = 0;  ///< bnn, bpmf: a Gibbs step on the prior precisions after steps k, 2k, ... (0: never)
   json resolved;                  ///< the section with defaults filled in
+  mutable Eigen::VectorXd noise_scratch;  ///< the gradient noise's draws (scratch: one target per chain, never shared)
 
   Target() = default;
   /// A copy owns its prior precisions (bnn, bpmf), which the models keep behind a shared_ptr: every
@@ -124,8 +126,7 @@ struct Target {
   template <class R>
   void gradient(const Eigen::VectorXd& x, Eigen::VectorXd& g, R& rng) const {
     std::visit([&](const auto& m) { m.gradient(x, g, rng); }, model);
-    if (grad_noise > 0)
-      for (Eigen::Index i = 0; i < g.size(); ++i) g[i] += grad_noise * rng.normal();
+    models::add_gradient_noise(g, grad_noise, rng, noise_scratch);
   }
   void exact_gradient(const Eigen::VectorXd& x, Eigen::VectorXd& g) const {
     std::visit([&](const auto& m) { m.exact_gradient(x, g); }, model);
@@ -141,10 +142,8 @@ struct Target {
       if constexpr (PotentialWithNoiseEstimate<std::decay_t<decltype(m)>>) m.gradient_and_variance(x, g, var, rng);
       else throw Error("/sampler/noise_estimate: empirical_fisher needs a minibatch target");
     }, model);
-    if (grad_noise > 0) {
-      for (Eigen::Index i = 0; i < g.size(); ++i) g[i] += grad_noise * rng.normal();
-      var.array() += grad_noise * grad_noise;
-    }
+    models::add_gradient_noise(g, grad_noise, rng, noise_scratch);
+    if (grad_noise > 0) var.array() += grad_noise * grad_noise;
   }
   bool supports_noise_estimate() const {
     return std::visit([](const auto& m) { return PotentialWithNoiseEstimate<std::decay_t<decltype(m)>>; }, model);

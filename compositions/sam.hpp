@@ -1,4 +1,6 @@
 #pragma once
+// Layer: a composition (compositions/), above samplers/ and models/: its gradient estimator runs a
+// sampler (GMC) inside, so it may include both; models/ never includes a sampler (docs/architecture.md).
 // The spherical admixture model (SAM; Reisinger, Waters, Silverthorn & Mooney 2010, "Spherical topic
 // models") as sampled by SGGMC and gSGNHT in Liu, Zhu & Song (2016) §4 (Eqs. 9–10) and its appendix.
 //

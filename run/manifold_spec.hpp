@@ -12,7 +12,7 @@
 
 #include <sgmcmc/manifolds/dynamic_product.hpp>
 #include <sgmcmc/manifolds/euclidean.hpp>
-#include <sgmcmc/modules/run/fields.hpp>
+#include <sgmcmc/run/fields.hpp>
 
 namespace sgmcmc::run {
 

@@ -7,7 +7,7 @@
 #include <fmt/format.h>
 
 #include <sgmcmc/modules/recipe/metric.hpp>
-#include <sgmcmc/modules/run/fields.hpp>
+#include <sgmcmc/run/fields.hpp>
 
 namespace sgmcmc::run {
 
