@@ -5,7 +5,8 @@
 // π ~ Dirichlet(a). The transition over time h is sampled exactly (MATH.md §4.3):
 //   θ_{t+h} = ((1 - e^{-h})/2) · W,  W ~ χ'²(2a_k, 2θ_t e^{-h}/(1 - e^{-h})),
 // with a_k = β_k + (N/n)·(minibatch counts) from the potential's `concentration(rng)`. For fixed counts
-// (a plain Dirichlet) there is no discretisation error at any h; faces are never hit.
+// (a plain Dirichlet) there is no discretisation error at any h; faces are never hit. The θ/π pieces
+// (state, lift, π = θ/Σθ) are modules/simplex/expanded_mean.hpp's.
 #include <cmath>
 #include <cstdint>
 
@@ -16,12 +17,11 @@
 #include <sgmcmc/modules/error.hpp>
 #include <sgmcmc/modules/random/distributions.hpp>
 #include <sgmcmc/modules/schedule/step_size.hpp>
+#include <sgmcmc/modules/simplex/expanded_mean.hpp>
 
 namespace sgmcmc::scir {
 
-struct State {
-  Eigen::VectorXd theta;  ///< expanded-mean coordinates, θ_k > 0
-  Eigen::VectorXd x;      ///< π = θ / Σθ, the point on the simplex
+struct State : expanded_mean::Point {  // theta: θ_k > 0; x: π = θ / Σθ, the point on the simplex
   std::uint64_t gradient_evals = 0;  ///< concentration estimates drawn
 };
 
@@ -39,7 +39,10 @@ struct Sampler {
     require(x0.size() == n, fmt::format("init: expected a point of size {}, got {}", n, x0.size()));
     require((x0.array() > 0).all() && std::abs(x0.sum() - 1.0) < 1e-8,
             "init: scir needs a point inside the simplex (all coordinates > 0, summing to 1)");
-    return State{x0 * static_cast<double>(n), x0};
+    State s;
+    s.theta = expanded_mean::lift(x0);  // θ = n x0 (its floor acts only if n x0 underflows a normal double)
+    s.x = std::move(x0);
+    return s;
   }
 
   template <class P, class R>
@@ -52,9 +55,7 @@ struct Sampler {
       const double lambda = s.theta[k] * decay / c;  // 2θe^{-h}/(1 - e^{-h})
       s.theta[k] = c * random::noncentral_chi_square(rng, 2.0 * a[k], lambda);
     }
-    const double total = s.theta.sum();
-    if (total > 0) s.x = s.theta / total;
-    else s.x.setConstant(std::numeric_limits<double>::quiet_NaN());  // the driver reports it
+    expanded_mean::normalize(s.theta, s.x);  // all NaN if Σθ is not positive: the driver reports it
     return {.step_size = h, .gradient_evals = 1};
   }
   const Eigen::VectorXd& position(const State& s) const { return s.x; }

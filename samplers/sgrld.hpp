@@ -6,10 +6,11 @@
 //
 // `ExpandedMean` is SGRLD on the probability simplex in the expanded-mean parametrisation (Patterson &
 // Teh 2013 §3; complete recipe §4.2; MATH.md §4.3): θ_k > 0, π = θ/Σθ, with the Fisher metric
-// G⁻¹ = diag(θ), and the update mirrored at θ_k = 0 (|·|), which keeps θ > 0.
+// G⁻¹ = diag(θ), and the update mirrored at θ_k = 0 (|·|), which keeps θ > 0. Its pieces (lift, π, mirror,
+// ∂U_θ, the update) are modules/simplex/expanded_mean.hpp's; the K×W row form (online LDA) is
+// samplers/expanded_mean.hpp.
 #include <cmath>
 #include <cstdint>
-#include <limits>
 
 #include <Eigen/Core>
 #include <fmt/format.h>
@@ -20,6 +21,7 @@
 #include <sgmcmc/modules/recipe/metric.hpp>
 #include <sgmcmc/modules/recipe/riemannian_state.hpp>
 #include <sgmcmc/modules/schedule/step_size.hpp>
+#include <sgmcmc/modules/simplex/expanded_mean.hpp>
 
 namespace sgmcmc::sgrld {
 
@@ -78,9 +80,7 @@ struct Sampler {
 /// (for Dirichlet(α): h(α_k - θ_k - π_kΣ_j(α_j - 1)), Patterson & Teh's drift with β = 1, n = α - 1).
 /// The position the driver records is π; the singular Dirichlet force (α_k - 1)/π_k enters only as
 /// θ_k times it, which is bounded, so faces cause no blow-up (unlike reflection SGGMC, MATH.md §1.3).
-struct ExpandedState {
-  Eigen::VectorXd theta;  ///< expanded mean θ > 0
-  Eigen::VectorXd x;      ///< π = θ / Σθ
+struct ExpandedState : expanded_mean::Point {  // theta: θ > 0; x: π = θ / Σθ
   Eigen::VectorXd gradient, noise;
   std::uint64_t gradient_evals = 0;
   std::uint64_t reflections = 0;  ///< coordinates mirrored at 0
@@ -99,9 +99,8 @@ struct ExpandedMean {
             "init: expected a point of the simplex (x_i >= 0, Σx = 1)");
     State s;
     const auto k = x0.size();
-    // S = K is E[S] under the Gamma(K) law of Σθ; zeros are lifted to keep θ > 0.
-    s.theta = (static_cast<double>(k) * x0).cwiseMax(std::numeric_limits<double>::min());
-    s.x = s.theta / s.theta.sum();
+    s.theta = expanded_mean::lift(x0);  // S = K, E[S] under the Gamma(K) law of Σθ; zeros lifted to keep θ > 0
+    expanded_mean::normalize(s.theta, s.x);
     s.gradient.setZero(k), s.noise.setZero(k);
     return s;
   }
@@ -116,13 +115,12 @@ struct ExpandedMean {
     const double sum = s.theta.sum();
     const double mean_grad = s.x.dot(s.gradient);
     for (Eigen::Index k = 0; k < s.theta.size(); ++k) {
-      const double th = s.theta[k];
-      const double du = 1.0 + (s.gradient[k] - mean_grad) / sum;
-      double next = th + h * (1.0 - th * du) + std::sqrt(2.0 * h * th) * s.noise[k];
-      if (next < 0) next = -next, ++s.reflections;
-      s.theta[k] = std::max(next, std::numeric_limits<double>::min());
+      const double du = expanded_mean::theta_gradient(s.gradient[k], mean_grad, sum);
+      double next = expanded_mean::langevin_update(s.theta[k], du, h, s.noise[k]);
+      if (expanded_mean::mirror(next)) ++s.reflections;
+      s.theta[k] = expanded_mean::keep_positive(next);
     }
-    s.x = s.theta / s.theta.sum();
+    expanded_mean::normalize(s.theta, s.x);
     return {.step_size = h, .gradient_evals = 1, .reflections = s.reflections - reflections0};
   }
   const Eigen::VectorXd& position(const State& s) const { return s.x; }

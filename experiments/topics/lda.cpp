@@ -24,11 +24,30 @@
 
 #include <sgmcmc/models/text/lda.hpp>
 #include <sgmcmc/models/text/loaders.hpp>
+#include <sgmcmc/samplers/expanded_mean.hpp>
 
 #include "spam_corpus.hpp"
 
 using namespace sgmcmc;
 using namespace sgmcmc::text;
+
+namespace {
+// The four samplers of the grid: expanded_mean::Langevin (SGRLD, SGLD) and Hamiltonian (SGRHMC, SGHMC).
+enum class Method { sgrld, sgld, sghmc, sgrhmc };
+const char* name(Method m) {
+  switch (m) {
+    case Method::sgrld: return "sgrld";
+    case Method::sgld: return "sgld";
+    case Method::sghmc: return "sghmc";
+    case Method::sgrhmc: return "sgrhmc";
+  }
+  return "?";
+}
+bool has_momentum(Method m) { return m == Method::sghmc || m == Method::sgrhmc; }
+expanded_mean::Metric metric(Method m) {
+  return m == Method::sgrld || m == Method::sgrhmc ? expanded_mean::Metric::fisher : expanded_mean::Metric::identity;
+}
+}  // namespace
 
 int main(int argc, char** argv) try {
   if (argc < 3) {
@@ -72,9 +91,10 @@ int main(int argc, char** argv) try {
   model.corpus = train;
   model.K = 50, model.alpha = 0.01, model.beta = 0.01, model.batch_size = 50;  // Patterson & Teh's α, β; paper's K, batch
   model.gibbs_sweeps = 20, model.gibbs_burn_in = 10;
+  model.validate();
   const int steps = quick ? 120 : 1500, every = quick ? 20 : 50;
   struct Setting {
-    lda::Method method;
+    Method method;
     double a;
     double friction = 1.0;  // SGHMC's C (SGRHMC's friction is the metric's D = diag θ)
   };
@@ -82,16 +102,16 @@ int main(int argc, char** argv) try {
   // SGHMC/SGRHMC use h = ε_t itself as the Euler step of their SDE (SGRLD/SGLD: dt = ε/2).
   // Each sampler's grid reaches past its best value where the sampler stays stable (SGRLD 0.03, SGLD 0.03,
   // SGRHMC 0.05 were added after a = 0.01 / 0.03 came out best).
-  std::vector<Setting> grid = {{lda::Method::sgrld, 0.03},   {lda::Method::sgrld, 0.01},   {lda::Method::sgrld, 0.003},  {lda::Method::sgrld, 0.001},
-                               {lda::Method::sgld, 0.03},    {lda::Method::sgld, 0.01},    {lda::Method::sgld, 0.001},   {lda::Method::sgld, 1e-4},
-                               {lda::Method::sgrhmc, 0.05},  {lda::Method::sgrhmc, 0.03},  {lda::Method::sgrhmc, 0.02},  {lda::Method::sgrhmc, 0.01},
-                               {lda::Method::sgrhmc, 0.003},
-                               {lda::Method::sghmc, 0.01},   {lda::Method::sghmc, 0.001},  {lda::Method::sghmc, 1e-4},
+  std::vector<Setting> grid = {{Method::sgrld, 0.03},   {Method::sgrld, 0.01},   {Method::sgrld, 0.003},  {Method::sgrld, 0.001},
+                               {Method::sgld, 0.03},    {Method::sgld, 0.01},    {Method::sgld, 0.001},   {Method::sgld, 1e-4},
+                               {Method::sgrhmc, 0.05},  {Method::sgrhmc, 0.03},  {Method::sgrhmc, 0.02},  {Method::sgrhmc, 0.01},
+                               {Method::sgrhmc, 0.003},
+                               {Method::sghmc, 0.01},   {Method::sghmc, 0.001},  {Method::sghmc, 1e-4},
                                // SGHMC's friction: its chains at C = 1 stay near random topics; h·C ≤ 1 keeps the
                                // semi-implicit friction factor 1 − hC in [0, 1).
-                               {lda::Method::sghmc, 0.01, 10}, {lda::Method::sghmc, 0.01, 100},
-                               {lda::Method::sghmc, 0.001, 10}, {lda::Method::sghmc, 0.001, 100}};
-  if (quick) grid = {{lda::Method::sgrld, 0.003}, {lda::Method::sgld, 0.001}, {lda::Method::sgrhmc, 0.003}, {lda::Method::sghmc, 0.001}};
+                               {Method::sghmc, 0.01, 10}, {Method::sghmc, 0.01, 100},
+                               {Method::sghmc, 0.001, 10}, {Method::sghmc, 0.001, 100}};
+  if (quick) grid = {{Method::sgrld, 0.003}, {Method::sgld, 0.001}, {Method::sgrhmc, 0.003}, {Method::sghmc, 0.001}};
   const int burn_in = steps / 3, thin = 10;
   nlohmann::json j;
   j["set"] = set;
@@ -113,53 +133,63 @@ int main(int argc, char** argv) try {
   j["methods"] = methods;
   if (!settings.empty()) j["settings_only"] = settings;
   for (const auto& g : grid) {
-    if (("," + methods + ",").find("," + std::string(lda::name(g.method)) + ",") == std::string::npos) continue;
-    if (!settings.empty() && ("," + settings + ",").find(fmt::format(",{}:{:g},", lda::name(g.method), g.a)) == std::string::npos) continue;
-    lda::Sampler sampler{g.method, schedule::StepSize::polynomial(g.a * std::pow(1000.0, 0.6), 1000.0, 0.6)};
-    sampler.scheme = scheme;
-    sampler.friction = g.friction;
-    random::Stream rng(seed, 0);
-    auto st = sampler.init(model, rng);
+    if (("," + methods + ",").find("," + std::string(name(g.method)) + ",") == std::string::npos) continue;
+    if (!settings.empty() && ("," + settings + ",").find(fmt::format(",{}:{:g},", name(g.method), g.a)) == std::string::npos) continue;
+    const auto step_size = schedule::StepSize::polynomial(g.a * std::pow(1000.0, 0.6), 1000.0, 0.6);
     nlohmann::json run;
-    run["sampler"] = lda::name(g.method);
+    run["sampler"] = name(g.method);
     run["step_a"] = g.a;
-    if (g.method == lda::Method::sghmc) run["friction"] = g.friction;
-    if (lda::has_momentum(g.method)) run["scheme"] = scheme == recipe::Scheme::euler ? "euler" : "semi_implicit";
-    std::vector<double> docs_seen, pp, secs;
-    nlohmann::json pp_avg = nlohmann::json::array();
-    lda::PosteriorPerplexity averaged(test, model.alpha, 7, 30, 10);
-    double elapsed = 0;
-    std::string failure;
-    for (int t = 0; t < steps; ++t) {
-      const auto t0 = std::chrono::steady_clock::now();
-      try {
-        sampler.step(st, model, rng, static_cast<std::uint64_t>(t));
-      } catch (const Error& e) {
-        failure = e.what();
-        break;
+    if (g.method == Method::sghmc) run["friction"] = g.friction;
+    if (has_momentum(g.method)) run["scheme"] = scheme == recipe::Scheme::euler ? "euler" : "semi_implicit";
+    // One run of a sampler from θ_kw ~ Gamma(1, 1) (the random start that breaks the topics' label symmetry).
+    const auto run_chain = [&](const auto& sampler) {
+      random::Stream rng(seed, 0);
+      auto st = sampler.start(expanded_mean::random_rows(model.K, model.vocabulary_size(), rng), rng);
+      std::vector<double> docs_seen, pp, secs;
+      nlohmann::json pp_avg = nlohmann::json::array();
+      lda::PosteriorPerplexity averaged(test, model.alpha, 7, 30, 10);
+      double elapsed = 0;
+      std::string failure;
+      for (int t = 0; t < steps; ++t) {
+        const auto t0 = std::chrono::steady_clock::now();
+        try {
+          sampler.step(st, model, rng, static_cast<std::uint64_t>(t));
+        } catch (const Error& e) {
+          failure = fmt::format("lda {}", e.what());
+          break;
+        }
+        elapsed += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        const bool sample = t + 1 > burn_in && (t + 1 - burn_in) % thin == 0;
+        if (sample) averaged.add(sampler.topics(st));
+        if ((t + 1) % every == 0) {
+          const auto r = lda::perplexity(sampler.topics(st), test, model.alpha, 7, 30, 10);
+          const auto documents = static_cast<std::size_t>(t + 1) * model.batch_size;  // one minibatch per step
+          docs_seen.push_back(static_cast<double>(documents));
+          pp.push_back(r.perplexity);
+          secs.push_back(elapsed);
+          const double avg = averaged.value();
+          if (averaged.samples > 0) pp_avg.push_back(avg);
+          else pp_avg.push_back(nullptr);
+          fmt::print("{} a={:g}{} step {:4d} docs {:6d} perplexity {:8.1f} averaged {:8.1f} ({} samples; {:.1f} s)\n", name(g.method),
+                     g.a, g.method == Method::sghmc ? fmt::format(" C={:g}", g.friction) : "", t + 1, documents, r.perplexity, avg, averaged.samples, elapsed);
+        }
       }
-      elapsed += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-      const bool sample = t + 1 > burn_in && (t + 1 - burn_in) % thin == 0;
-      if (sample) averaged.add(st.pi);
-      if ((t + 1) % every == 0) {
-        const auto r = lda::perplexity(st.pi, test, model.alpha, 7, 30, 10);
-        docs_seen.push_back(static_cast<double>(st.documents));
-        pp.push_back(r.perplexity);
-        secs.push_back(elapsed);
-        const double avg = averaged.value();
-        if (averaged.samples > 0) pp_avg.push_back(avg);
-        else pp_avg.push_back(nullptr);
-        fmt::print("{} a={:g}{} step {:4d} docs {:6d} perplexity {:8.1f} averaged {:8.1f} ({} samples; {:.1f} s)\n", lda::name(g.method),
-                   g.a, g.method == lda::Method::sghmc ? fmt::format(" C={:g}", g.friction) : "", t + 1, st.documents, r.perplexity, avg, averaged.samples, elapsed);
+      run["documents"] = docs_seen, run["perplexity"] = pp, run["perplexity_avg"] = pp_avg, run["seconds"] = secs;
+      run["reflections"] = st.reflections, run["samples_averaged"] = averaged.samples;
+      if (!failure.empty()) run["failure"] = failure, fmt::print("  stopped: {}\n", failure);
+      if ((g.method == Method::sgrld || g.method == Method::sgrhmc) && g.a == 0.003) {  // Table S.1's presentation
+        nlohmann::json topics = nlohmann::json::array();
+        for (Eigen::Index k = 0; k < 8; ++k) topics.push_back(lda::top_words(sampler.topics(st), k, vocab, 10));
+        run["top_words"] = topics;
       }
-    }
-    run["documents"] = docs_seen, run["perplexity"] = pp, run["perplexity_avg"] = pp_avg, run["seconds"] = secs;
-    run["reflections"] = st.reflections, run["samples_averaged"] = averaged.samples;
-    if (!failure.empty()) run["failure"] = failure, fmt::print("  stopped: {}\n", failure);
-    if ((g.method == lda::Method::sgrld || g.method == lda::Method::sgrhmc) && g.a == 0.003) {  // Table S.1's presentation
-      nlohmann::json topics = nlohmann::json::array();
-      for (Eigen::Index k = 0; k < 8; ++k) topics.push_back(lda::top_words(st.pi, k, vocab, 10));
-      run["top_words"] = topics;
+    };
+    if (has_momentum(g.method)) {
+      expanded_mean::Hamiltonian sampler{model.K, metric(g.method), step_size};
+      sampler.scheme = scheme;
+      sampler.friction = g.friction;
+      run_chain(sampler);
+    } else {
+      run_chain(expanded_mean::Langevin{model.K, metric(g.method), step_size});
     }
     j["runs"].push_back(run);
     std::ofstream(file) << j.dump(1) << "\n";  // partial results survive an interruption

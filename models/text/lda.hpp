@@ -11,40 +11,15 @@
 //   p(z_di = k | z_d\i, w_d, θ) ∝ (α + n_dk^{\i}) π_{k w_di}.
 // We accumulate the Gibbs conditionals (Rao–Blackwellised counts) over the post-burn-in sweeps.
 //
-// Samplers (each mirrored at 0, θ <- |θ|, as in Patterson & Teh §3):
-// - SGRLD, D = G(θ)⁻¹ = diag(θ) (the expanded-mean Fisher metric), Γ = 1 (MATH.md §4.3):
-//     θ_kw <- | θ_kw + (ε/2)(β − θ_kw + s Σ_d E[n_dkw − π_kw n_dk·]) + θ_kw^{1/2} ξ_kw |,  ξ ~ N(0, ε);
-// - SGLD, D = I (Welling & Teh 2011) on the same θ:
-//     θ_kw <- | θ_kw + (ε/2) ∂ log p/∂θ_kw + ξ_kw |,  ξ ~ N(0, ε).
-// Both share the convention dt = ε/2 of Patterson & Teh (ε their step size).
-// - SGHMC (Chen, Fox & Guestrin 2014; recipe z = (θ, r), H = U + rᵀr/2, D = diag(0, C·I),
-//   Q = [[0, −I], [I, 0]], Γ = 0), with h = ε (explicit-Euler form; see `scheme`):
-//     θ <- θ + h r,   r <- r − h ∂U/∂θ − h C r + N(0, 2Ch);
-// - SGRHMC (complete recipe §3.3, Eq. 12's dynamics; DESIGN.md §4.1 gSGRHMC row) with the expanded-mean
-//   Fisher metric G(θ) = diag(θ)⁻¹: D = diag(0, G⁻¹) = diag(0, diag θ), Q = [[0, −G^{-1/2}], [G^{-1/2}, 0]]
-//   with G^{-1/2} = diag(√θ). Γ_i = Σ_j ∂(D_ij + Q_ij)/∂z_j (complete recipe Eq. 3): the θ rows have
-//   D_θ· = 0 and Q_θr = −diag(√θ), which depends on θ only, so ∂/∂r of it is 0 → Γ_θ = 0; the r rows
-//   have Q_rθ = diag(√θ), D_rr = diag(θ): Γ_{r_kw} = ∂√θ_kw/∂θ_kw + ∂θ_kw/∂r_kw = 1/(2√θ_kw). So
-//     θ <- θ + h √θ ⊙ r
-//     r <- r + h[ (β − ½ + n_kw − θ_kw − π_kw n_k·)/√θ_kw − θ_kw r_kw ] + √(2hθ_kw) ξ,   ξ ~ N(0, 1)
-//   (−√θ ∂U/∂θ = (β − 1 + n_kw − θ_kw − π_kw n_k·)/√θ_kw; +Γ adds ½/√θ). This is samplers/sgrhmc.hpp's
-//   step with metric::FisherDiagonal driven by Model::gradient, checked to 1e-12 for both of its schemes
-//   in tests/text/lda_recipe.cpp; it lives here because that sampler has no reflection at θ = 0 (the
-//   metric throws there) and because this loop fuses it with the batch counts. `hmc_variant = naive`
-//   drops Γ (complete recipe Eq. 27's counter-example). Integrator: `scheme` (default semi_implicit,
-//   θ first and r kicked at the new θ; the printed equations above are the explicit-Euler form). Near
-//   θ = 0 the r-force ~ (β − ½ + n)/√θ is stiff, and explicit Euler pumps energy into those coordinates:
-//   on the Dirichlet-type test its bias at h = 0.01 is +180% on a zero-count E[θ_w], semi-implicit +40%.
-//
-// Reflection for the momentum samplers. Extend the target evenly, p̃(θ) = p(|θ|) coordinate by
-// coordinate, with G(θ) = diag(|θ|)⁻¹. The map S_i: (θ_i, r_i) -> (−θ_i, −r_i) leaves p̃(θ)N(r) invariant
-// and commutes with the dynamics: dθ_i = a(θ_i) r_i with a even (1 or √|θ_i|) is odd under S_i, and
-// dr_i = −a ∂_iU − d r_i + a'(θ_i) has ∂_iU odd, d even, a' odd, so it is odd too; the noise is
-// symmetric. The Euler map of an S_i-equivariant drift is S_i-equivariant, so folding it by S_i — if
-// θ_i < 0 then (θ_i, r_i) <- (−θ_i, −r_i) — is exactly the chain the extended sampler induces on θ > 0,
-// with stationary law the fold of p̃(θ)N(r), i.e. p(θ)N(r). Folding θ alone (θ <- |θ|, r kept) is not
-// the image of any S-equivariant map: it sends a particle that was falling into 0 back out still
-// "falling", and the law is wrong (`flip_on_reflect = false`, the counter-example the tests catch).
+// The expanded-mean parametrisation (θ, π, the mirror at 0, the drift from these counts) is
+// modules/simplex/expanded_mean.hpp; this model is its potential side, an `expanded_mean::CountPotential`:
+// `counts` fills the scaled expected counts s·Σ_d E[n_dkw], s·Σ_d E[n_dk·] at the current topics and
+// `prior_shape()` is β. The samplers — SGRLD, SGLD (`expanded_mean::Langevin`), SGHMC and SGRHMC
+// (`expanded_mean::Hamiltonian`) on the expanded mean of each topic row, mirrored at 0 — live with the
+// library's samplers, in expanded_mean.hpp (derivations, the reflection argument for the momentum
+// samplers, schemes); a model includes no sampler.
+// the random start θ_kw ~ Gamma(1, 1) is `expanded_mean::random_rows`. `Model::gradient` is the Euclidean
+// gradient of the same potential, for the library's generic samplers (tests/text/lda_recipe.cpp).
 //
 // Held-out perplexity (Patterson & Teh §4; complete recipe App. F.2): each test document's tokens are
 // split in two halves by a seeded permutation; the first half estimates the document's topic
@@ -67,16 +42,14 @@
 #include <sgmcmc/modules/random/distributions.hpp>
 #include <sgmcmc/modules/random/permutation.hpp>
 #include <sgmcmc/modules/random/stream.hpp>
-#include <sgmcmc/modules/schedule/step_size.hpp>
-#include <sgmcmc/samplers/sgrhmc.hpp>
+#include <sgmcmc/modules/simplex/expanded_mean.hpp>
 
 namespace sgmcmc::text::lda {
 
-/// π_kw = θ_kw / θ_k· (rows of the K×V matrix normalised).
-inline void topics_from_theta(const Eigen::MatrixXd& theta, Eigen::MatrixXd& pi) {
-  pi = theta;
-  const Eigen::VectorXd rows = theta.rowwise().sum();
-  for (Eigen::Index k = 0; k < theta.rows(); ++k) pi.row(k) /= rows[k];
+/// π_kw = θ_kw / θ_k· (rows of the K×V matrix normalised; `expanded_mean::normalize_rows`), pi resized.
+inline void topics_from_theta(const Eigen::Ref<const Eigen::MatrixXd>& theta, Eigen::MatrixXd& pi) {
+  pi.resize(theta.rows(), theta.cols());
+  expanded_mean::normalize_rows(theta, pi);
 }
 
 namespace detail {
@@ -128,7 +101,8 @@ struct Model {
   /// Expected counts of one document under the Gibbs chain given π (Eq. S.30), added with weight
   /// `scale` into nkw (K×V) and nk (K).
   template <class R>
-  void document_counts(std::size_t d, const Eigen::MatrixXd& pi, R& rng, double scale, Eigen::MatrixXd& nkw, Eigen::VectorXd& nk) const {
+  void document_counts(std::size_t d, const Eigen::Ref<const Eigen::MatrixXd>& pi, R& rng, double scale, Eigen::MatrixXd& nkw,
+                       Eigen::VectorXd& nk) const {
     const Corpus& c = *corpus;
     auto& s = scratch;
     s.tokens.clear();
@@ -167,7 +141,7 @@ struct Model {
   /// The batch's scaled expected counts s·Σ_{d∈B} E[n_dkw] and s·Σ_d E[n_dk·], s = D/|B|: the data part
   /// of Eq. S.29. The batch is the RNG's next one (a pure function of seed, chain, batch index).
   template <class R>
-  void batch_counts(const Eigen::MatrixXd& pi, R& rng, Eigen::MatrixXd& nkw, Eigen::VectorXd& nk) const {
+  void batch_counts(const Eigen::Ref<const Eigen::MatrixXd>& pi, R& rng, Eigen::MatrixXd& nkw, Eigen::VectorXd& nk) const {
     const std::size_t D = corpus->size();
     models::batch_indices(rng.next_batch(), batch_size, D, sampling, rng.seed(), rng.stream_id(), scratch.batch);
     nkw.setZero(K, vocabulary_size());
@@ -176,9 +150,17 @@ struct Model {
     for (std::size_t d : scratch.batch) document_counts(d, pi, rng, s, nkw, nk);
   }
 
+  /// expanded_mean::CountPotential: the batch's statistics at topics π (K×V), `batch_counts`.
+  template <class R>
+  void counts(const Eigen::Ref<const Eigen::MatrixXd>& pi, R& rng, expanded_mean::Counts& c) const {
+    batch_counts(pi, rng, c.nkw, c.nk);
+  }
+  /// β of the prior θ_kw ~ Gamma(β, 1) (expanded_mean::CountPotential).
+  double prior_shape() const { return beta; }
+
   /// Potential interface: g <- ∇Ũ(θ) = −(stochastic gradient of log p(θ | w)) at x = vec(θ) (K×V,
-  /// column-major), Eq. S.29. Singular as θ_kw -> 0 when β < 1: use the samplers below, which
-  /// multiply by D before dividing.
+  /// column-major), Eq. S.29. Singular as θ_kw -> 0 when β < 1: the expanded-mean samplers
+  /// (expanded_mean::Langevin, Hamiltonian) take `counts` instead, whose θ-scaled drift stays bounded.
   template <class R>
   void gradient(const Eigen::VectorXd& x, Eigen::VectorXd& g, R& rng) const {
     const Eigen::Map<const Eigen::MatrixXd> theta(x.data(), K, vocabulary_size());
@@ -191,165 +173,7 @@ struct Model {
     const Eigen::VectorXd rows = theta.rowwise().sum();
     for (Eigen::Index w = 0; w < theta.cols(); ++w)
       for (Eigen::Index k = 0; k < K; ++k)
-        gm(k, w) = -((beta - 1.0) / theta(k, w) - 1.0 + nkw(k, w) / theta(k, w) - nk[k] / rows[k]);
-  }
-};
-
-enum class Method { sgrld, sgld, sghmc, sgrhmc };
-inline const char* name(Method m) {
-  switch (m) {
-    case Method::sgrld: return "sgrld";
-    case Method::sgld: return "sgld";
-    case Method::sghmc: return "sghmc";
-    case Method::sgrhmc: return "sgrhmc";
-  }
-  return "?";
-}
-inline bool has_momentum(Method m) { return m == Method::sghmc || m == Method::sgrhmc; }
-
-struct State {
-  Eigen::MatrixXd theta;  ///< K×V expanded mean, > 0
-  Eigen::MatrixXd pi;     ///< K×V topics, rows on the simplex
-  Eigen::MatrixXd nkw;    ///< scratch: scaled expected counts
-  Eigen::VectorXd nk, rows;
-  Eigen::MatrixXd noise;
-  Eigen::MatrixXd r;              ///< K×V momentum (SGHMC, SGRHMC); empty otherwise
-  std::uint64_t reflections = 0;  ///< coordinates mirrored at 0
-  std::uint64_t documents = 0;    ///< documents processed
-};
-
-/// SGRLD (expanded mean, Fisher metric), SGLD, SGHMC or SGRHMC for LDA. The step size follows
-/// ε_t = a(b + t)^(−γ) (Patterson & Teh: ε_t = a(1 + t/b)^(−c)) or a constant.
-struct Sampler {
-  Method method = Method::sgrld;
-  schedule::StepSize step_size = schedule::StepSize::constant(0.01);
-  double friction = 1.0;  ///< SGHMC's C
-  sgrhmc::Variant hmc_variant = sgrhmc::Variant::generalized;  ///< SGRHMC: naive drops Γ (a counter-example)
-  bool flip_on_reflect = true;  ///< momentum samplers: r_i <- −r_i when θ_i is mirrored (false: a counter-example)
-  /// Momentum samplers: semi_implicit (default) moves θ with r_t, then kicks r with the gradient, G and
-  /// friction at θ_{t+1} (symplectic Euler; SGHMC Alg. 2's order; sgrhmc.hpp's Scheme::semi_implicit);
-  /// euler takes both from (θ_t, r_t) (sgrhmc.hpp's Scheme::euler). Both are first order; explicit Euler
-  /// pumps energy into the stiff coordinates near θ = 0 and is far more biased there (tests/text).
-  recipe::Scheme scheme = recipe::Scheme::semi_implicit;
-
-  /// θ_kw ~ Gamma(1, 1) i.i.d.: a random start that breaks the topics' label symmetry.
-  template <class R>
-  State init(const Model& m, R& rng) const {
-    m.validate();
-    step_size.validate();
-    State s;
-    s.theta.resize(m.K, m.vocabulary_size());
-    for (Eigen::Index i = 0; i < s.theta.size(); ++i) s.theta.data()[i] = random::gamma(rng, 1.0);
-    topics_from_theta(s.theta, s.pi);
-    s.noise.resize(m.K, m.vocabulary_size());
-    if (has_momentum(method)) {
-      require(std::isfinite(friction) && friction > 0, fmt::format("lda.friction: expected a positive number, got {}", friction));
-      s.r.resize(m.K, m.vocabulary_size());  // r ~ N(0, I): its stationary law
-      rng.normals(Eigen::Map<Eigen::VectorXd>(s.r.data(), s.r.size()));
-    }
-    return s;
-  }
-
-  template <class R>
-  void step(State& s, const Model& m, R& rng, std::uint64_t t) const {
-    const double eps = step_size.at(t);
-    if (has_momentum(method) && scheme == recipe::Scheme::semi_implicit) drift_positions(s, eps);  // θ first
-    m.batch_counts(s.pi, rng, s.nkw, s.nk);
-    s.documents += m.batch_size;
-    rng.normals(Eigen::Map<Eigen::VectorXd>(s.noise.data(), s.noise.size()));
-    const double sd = std::sqrt(eps), half = 0.5 * eps, beta = m.beta;
-    constexpr double tiny = std::numeric_limits<double>::min();
-    s.rows = s.theta.rowwise().sum();
-    if (has_momentum(method)) {
-      if (scheme == recipe::Scheme::semi_implicit) kick(s, m, eps, t);
-      else momentum_step(s, m, eps, t);
-      return;
-    }
-    for (Eigen::Index w = 0; w < s.theta.cols(); ++w) {
-      for (Eigen::Index k = 0; k < s.theta.rows(); ++k) {
-        const double th = s.theta(k, w);
-        double next;
-        if (method == Method::sgrld)  // θ·∂log p + Γ = β − θ + n_kw − π_kw n_k  (MATH.md §4.3)
-          next = th + half * (beta - th + s.nkw(k, w) - s.pi(k, w) * s.nk[k]) + std::sqrt(th) * sd * s.noise(k, w);
-        else  // D = I: the Euclidean gradient of log p (Eq. S.29)
-          next = th + half * ((beta - 1.0) / th - 1.0 + s.nkw(k, w) / th - s.nk[k] / s.rows[k]) + sd * s.noise(k, w);
-        if (next < 0) next = -next, ++s.reflections;
-        if (!std::isfinite(next)) throw Error(fmt::format("lda {}: non-finite θ at step {} (step size {} too large?)", name(method), t, eps));
-        s.theta(k, w) = std::max(next, tiny);
-      }
-    }
-    topics_from_theta(s.theta, s.pi);
-  }
-
- private:
-  // Semi-implicit, first half: θ <- θ + h a(θ) r (a = √θ for SGRHMC, 1 for SGHMC), folded by S_i.
-  void drift_positions(State& s, double h) const {
-    constexpr double tiny = std::numeric_limits<double>::min();
-    for (Eigen::Index i = 0; i < s.theta.size(); ++i) {
-      double& th = s.theta.data()[i];
-      double next = th + h * (method == Method::sgrhmc ? std::sqrt(th) : 1.0) * s.r.data()[i];
-      if (next < 0) {
-        next = -next, ++s.reflections;
-        if (flip_on_reflect) s.r.data()[i] = -s.r.data()[i];
-      }
-      th = std::max(next, tiny);
-    }
-    topics_from_theta(s.theta, s.pi);
-  }
-  // Semi-implicit, second half: r <- r + h[force(θ) − d(θ) r] + N(0, 2h d(θ)) at the new θ, d = θ (SGRHMC)
-  // or C (SGHMC); the forces are momentum_step's.
-  void kick(State& s, const Model& m, double h, std::uint64_t t) const {
-    const double beta = m.beta, c = friction, sd_hmc = std::sqrt(2.0 * c * h), sd = std::sqrt(2.0 * h);
-    const bool gamma = hmc_variant == sgrhmc::Variant::generalized;
-    for (Eigen::Index w = 0; w < s.theta.cols(); ++w) {
-      for (Eigen::Index k = 0; k < s.theta.rows(); ++k) {
-        const double th = s.theta(k, w), r = s.r(k, w);
-        double rn;
-        if (method == Method::sgrhmc) {
-          const double a = std::sqrt(th);
-          const double force = (beta - 1.0 + s.nkw(k, w) - th - s.pi(k, w) * s.nk[k]) / a + (gamma ? 0.5 / a : 0.0);
-          rn = r + h * (force - th * r) + sd * a * s.noise(k, w);
-        } else {
-          const double force = (beta - 1.0) / th - 1.0 + s.nkw(k, w) / th - s.nk[k] / s.rows[k];
-          rn = r + h * (force - c * r) + sd_hmc * s.noise(k, w);
-        }
-        if (!std::isfinite(rn)) throw Error(fmt::format("lda {}: non-finite r at step {} (step size {} too large?)", name(method), t, h));
-        s.r(k, w) = rn;
-      }
-    }
-  }
-  // Explicit Euler from the state at the start of the step (θ and r both from (θ_t, r_t), as
-  // samplers/sgrhmc.hpp's Scheme::euler), then the fold S_i of every coordinate that left θ > 0.
-  void momentum_step(State& s, const Model& m, double h, std::uint64_t t) const {
-    const double beta = m.beta, c = friction, sd_hmc = std::sqrt(2.0 * c * h), sd = std::sqrt(2.0 * h);
-    const bool gamma = hmc_variant == sgrhmc::Variant::generalized;
-    constexpr double tiny = std::numeric_limits<double>::min();
-    for (Eigen::Index w = 0; w < s.theta.cols(); ++w) {
-      for (Eigen::Index k = 0; k < s.theta.rows(); ++k) {
-        const double th = s.theta(k, w), r = s.r(k, w);
-        double next, rn;
-        if (method == Method::sgrhmc) {
-          const double a = std::sqrt(th);  // G^{-1/2}
-          // −√θ ∂U/∂θ + Γ_r,  Γ_r = ∂√θ/∂θ = 1/(2√θ)
-          const double force = (beta - 1.0 + s.nkw(k, w) - th - s.pi(k, w) * s.nk[k]) / a + (gamma ? 0.5 / a : 0.0);
-          next = th + h * a * r;
-          rn = r + h * (force - th * r) + sd * a * s.noise(k, w);
-        } else {  // SGHMC: −∂U/∂θ, Eq. S.29
-          const double force = (beta - 1.0) / th - 1.0 + s.nkw(k, w) / th - s.nk[k] / s.rows[k];
-          next = th + h * r;
-          rn = r + h * (force - c * r) + sd_hmc * s.noise(k, w);
-        }
-        if (next < 0) {
-          next = -next, ++s.reflections;
-          if (flip_on_reflect) rn = -rn;
-        }
-        if (!std::isfinite(next) || !std::isfinite(rn))
-          throw Error(fmt::format("lda {}: non-finite θ or r at step {} (step size {} too large?)", name(method), t, h));
-        s.theta(k, w) = std::max(next, tiny);
-        s.r(k, w) = rn;
-      }
-    }
-    topics_from_theta(s.theta, s.pi);
+        gm(k, w) = -expanded_mean::log_density_gradient(beta, theta(k, w), nkw(k, w), nk[k], rows[k]);
   }
 };
 
@@ -364,7 +188,7 @@ struct PerplexityReport {
 /// The predictive probability q_i = Σ_k η̂_dk π_{k w_di} of every scored (second-half) token of `test`
 /// given topics π, in a fixed order (documents, then their permuted second halves), appended to `q`.
 /// The split depends on `seed` only, so calls with different π score the same tokens.
-inline PerplexityReport predictive(const Eigen::MatrixXd& pi, const Corpus& test, double alpha, std::uint64_t seed, int sweeps,
+inline PerplexityReport predictive(const Eigen::Ref<const Eigen::MatrixXd>& pi, const Corpus& test, double alpha, std::uint64_t seed, int sweeps,
                                    int burn_in, std::vector<double>& q_out) {
   require(static_cast<std::size_t>(pi.cols()) == test.vocabulary_size, "perplexity: topics and test corpus vocabularies differ");
   require(sweeps > burn_in && burn_in >= 0, "perplexity: sweeps must exceed burn_in >= 0");
@@ -420,7 +244,7 @@ inline PerplexityReport predictive(const Eigen::MatrixXd& pi, const Corpus& test
 
 /// Held-out perplexity of topics π (K×V rows on the simplex) on `test` (same vocabulary; OOV words were
 /// dropped and counted when it was built). Deterministic given `seed`.
-inline PerplexityReport perplexity(const Eigen::MatrixXd& pi, const Corpus& test, double alpha, std::uint64_t seed,
+inline PerplexityReport perplexity(const Eigen::Ref<const Eigen::MatrixXd>& pi, const Corpus& test, double alpha, std::uint64_t seed,
                                    int sweeps = 40, int burn_in = 10) {
   std::vector<double> q;
   return predictive(pi, test, alpha, seed, sweeps, burn_in, q);
@@ -443,7 +267,7 @@ struct PosteriorPerplexity {
   PosteriorPerplexity(const Corpus& test_corpus, double alpha_, std::uint64_t seed_, int sweeps_ = 40, int burn_in_ = 10)
       : test(&test_corpus), alpha(alpha_), seed(seed_), sweeps(sweeps_), burn_in(burn_in_) {}
 
-  PerplexityReport add(const Eigen::MatrixXd& pi) {
+  PerplexityReport add(const Eigen::Ref<const Eigen::MatrixXd>& pi) {
     q_.clear();
     const auto r = predictive(pi, *test, alpha, seed, sweeps, burn_in, q_);
     if (sum.empty()) sum.assign(q_.size(), 0.0);
@@ -470,7 +294,7 @@ inline Eigen::MatrixXd random_topics(Eigen::Index K, Eigen::Index V, std::uint64
 }
 
 /// The `n` most probable words of topic k.
-inline std::vector<std::string> top_words(const Eigen::MatrixXd& pi, Eigen::Index k, const Vocabulary& vocab, std::size_t n) {
+inline std::vector<std::string> top_words(const Eigen::Ref<const Eigen::MatrixXd>& pi, Eigen::Index k, const Vocabulary& vocab, std::size_t n) {
   std::vector<Eigen::Index> idx(static_cast<std::size_t>(pi.cols()));
   for (Eigen::Index w = 0; w < pi.cols(); ++w) idx[static_cast<std::size_t>(w)] = w;
   n = std::min(n, idx.size());

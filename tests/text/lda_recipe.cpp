@@ -1,13 +1,15 @@
 // Online LDA's momentum samplers against the library's complete-recipe sampler: one SGRHMC step of
-// lda::Sampler equals one step of samplers/sgrhmc.hpp with metric::FisherDiagonal (G⁻¹ = diag θ,
-// Γ_r = ∇·G^{-1/2} = 1/(2√θ)) driven by lda::Model::gradient on the same random stream; SGHMC with
-// C = 1 equals sgrhmc.hpp with the constant metric G = I (Γ = 0); for both of its schemes (explicit Euler
-// and semi-implicit: θ first, then r at the new θ). Catches a drift, Γ or noise slip in
-// the fused LDA loop (they are written separately), and the naive variant's missing Γ.
+// expanded_mean::Hamiltonian (metric fisher) on lda::Model's counts equals one step of
+// samplers/sgrhmc.hpp with metric::FisherDiagonal (G⁻¹ = diag θ, Γ_r = ∇·G^{-1/2} = 1/(2√θ)) driven by
+// lda::Model::gradient on the same random stream; SGHMC (metric identity) with C = 1 equals sgrhmc.hpp
+// with the constant metric G = I (Γ = 0); for both of its schemes (explicit Euler and semi-implicit: θ
+// first, then r at the new θ). Catches a drift, Γ or noise slip in the θ-scaled count form (the two are
+// written separately), and the naive variant's missing Γ.
 #include <doctest/doctest.h>
 
 #include <sgmcmc/models/text/lda.hpp>
 #include <sgmcmc/modules/recipe/metric.hpp>
+#include <sgmcmc/samplers/expanded_mean.hpp>
 #include <sgmcmc/samplers/sgrhmc.hpp>
 
 using namespace sgmcmc;
@@ -30,31 +32,30 @@ std::shared_ptr<Corpus> small_corpus() {
 }
 
 template <class Metric>
-void compare(lda::Method method, sgrhmc::Variant variant, Metric metric, recipe::Scheme scheme) {
+void compare(expanded_mean::Metric method, sgrhmc::Variant variant, Metric metric, recipe::Scheme scheme) {
   lda::Model m;
   m.corpus = small_corpus();
   m.K = 3, m.alpha = 0.3, m.beta = 0.4, m.batch_size = 4, m.gibbs_sweeps = 4, m.gibbs_burn_in = 1;
   const double h = 0.01;
-  lda::Sampler lda_sampler{method, schedule::StepSize::constant(h)};
-  lda_sampler.hmc_variant = variant;
+  expanded_mean::Hamiltonian lda_sampler{m.K, method, schedule::StepSize::constant(h)};
+  lda_sampler.variant = variant;
   lda_sampler.scheme = scheme;
   random::Stream r0(3, 0);
-  auto st = lda_sampler.init(m, r0);
-  st.theta.array() += 0.5;  // away from 0: no reflection in this one step
-  lda::topics_from_theta(st.theta, st.pi);
+  // Away from 0: no reflection in this one step.
+  const Eigen::MatrixXd theta0 = expanded_mean::random_rows(m.K, m.vocabulary_size(), r0).array() + 0.5;
+  auto st = lda_sampler.start(theta0, r0);
 
   sgrhmc::Sampler<Metric> ref{metric, schedule::StepSize::constant(h), variant, 0.0, scheme};
   random::Stream r1(3, 9);
-  auto rs = ref.init(Eigen::Map<const Eigen::VectorXd>(st.theta.data(), st.theta.size()), r1);
-  rs.r = Eigen::Map<const Eigen::VectorXd>(st.r.data(), st.r.size());
+  auto rs = ref.init(st.theta, r1);
+  rs.r = st.r;
 
   random::Stream a(17, 2), b(17, 2);
   lda_sampler.step(st, m, a, 0);
   ref.step(rs, m, b, 0);
   CHECK(st.reflections == 0);
-  const Eigen::Map<const Eigen::VectorXd> theta(st.theta.data(), st.theta.size()), r(st.r.data(), st.r.size());
-  CHECK((theta - rs.x).cwiseAbs().maxCoeff() < 1e-12 * (1 + rs.x.cwiseAbs().maxCoeff()));
-  CHECK((r - rs.r).cwiseAbs().maxCoeff() < 1e-11 * (1 + rs.r.cwiseAbs().maxCoeff()));
+  CHECK((st.theta - rs.x).cwiseAbs().maxCoeff() < 1e-12 * (1 + rs.x.cwiseAbs().maxCoeff()));
+  CHECK((st.r - rs.r).cwiseAbs().maxCoeff() < 1e-11 * (1 + rs.r.cwiseAbs().maxCoeff()));
   CHECK(a.normal() == b.normal());  // the same draws were consumed
 }
 
@@ -62,12 +63,12 @@ void compare(lda::Method method, sgrhmc::Variant variant, Metric metric, recipe:
 
 TEST_CASE("LDA SGRHMC step = samplers/sgrhmc.hpp with the Fisher metric on Model::gradient (with and without Γ)") {
   for (auto scheme : {recipe::Scheme::euler, recipe::Scheme::semi_implicit}) {
-    compare(lda::Method::sgrhmc, sgrhmc::Variant::generalized, recipe::metric::FisherDiagonal{}, scheme);
-    compare(lda::Method::sgrhmc, sgrhmc::Variant::naive, recipe::metric::FisherDiagonal{}, scheme);
+    compare(expanded_mean::Metric::fisher, sgrhmc::Variant::generalized, recipe::metric::FisherDiagonal{}, scheme);
+    compare(expanded_mean::Metric::fisher, sgrhmc::Variant::naive, recipe::metric::FisherDiagonal{}, scheme);
   }
 }
 
 TEST_CASE("LDA SGHMC step (C = 1) = samplers/sgrhmc.hpp with G = I") {
   for (auto scheme : {recipe::Scheme::euler, recipe::Scheme::semi_implicit})
-    compare(lda::Method::sghmc, sgrhmc::Variant::generalized, recipe::metric::ConstantDiagonal{Eigen::VectorXd::Ones(21)}, scheme);
+    compare(expanded_mean::Metric::identity, sgrhmc::Variant::generalized, recipe::metric::ConstantDiagonal{Eigen::VectorXd::Ones(21)}, scheme);
 }

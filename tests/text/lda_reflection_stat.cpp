@@ -19,6 +19,7 @@
 #include <fmt/format.h>
 
 #include <sgmcmc/models/text/lda.hpp>
+#include <sgmcmc/samplers/expanded_mean.hpp>
 
 using namespace sgmcmc;
 using namespace sgmcmc::text;
@@ -44,17 +45,17 @@ struct Moments {
   std::uint64_t reflections = 0;
 };
 
-Moments run(lda::Sampler sampler, int chains, int steps, int burn_in) {
+Moments run(const expanded_mean::Hamiltonian& sampler, int chains, int steps, int burn_in) {
   const auto m = dirichlet_model();
   std::vector<double> s_means, z_means;
   Moments out{};
   for (int c = 0; c < chains; ++c) {
     random::Stream rng(2024, static_cast<std::uint64_t>(c));
-    auto st = sampler.init(m, rng);
+    auto st = sampler.start(expanded_mean::random_rows(m.K, m.vocabulary_size(), rng), rng);
     double s = 0, z = 0;
     for (int t = 0; t < steps; ++t) {
       sampler.step(st, m, rng, static_cast<std::uint64_t>(t));
-      if (t >= burn_in) s += st.theta.sum(), z += st.theta(0, 2);
+      if (t >= burn_in) s += st.theta.sum(), z += st.theta[2];  // K = 1: θ_w is entry w
     }
     s_means.push_back(s / (steps - burn_in));
     z_means.push_back(z / (steps - burn_in));
@@ -86,10 +87,10 @@ TEST_CASE("LDA momentum samplers on a Dirichlet-type posterior: Γ and the momen
   const int chains = 16;
   // Semi-implicit (default) steps; SGRHMC mixes slowly near θ = 0 (its friction there is θ) and needs
   // the smaller step (its explicit-Euler bias at h = 0.01 is +180% on E[θ_2], semi-implicit +40%).
-  lda::Sampler rhmc{lda::Method::sgrhmc, schedule::StepSize::constant(0.003)};
-  lda::Sampler hmc{lda::Method::sghmc, schedule::StepSize::constant(0.01)};
-  lda::Sampler naive = rhmc, hmc_noflip = hmc;
-  naive.hmc_variant = sgrhmc::Variant::naive;
+  const expanded_mean::Hamiltonian rhmc{1, expanded_mean::Metric::fisher, schedule::StepSize::constant(0.003)};   // SGRHMC
+  const expanded_mean::Hamiltonian hmc{1, expanded_mean::Metric::identity, schedule::StepSize::constant(0.01)};  // SGHMC
+  expanded_mean::Hamiltonian naive = rhmc, hmc_noflip = hmc;
+  naive.variant = sgrhmc::Variant::naive;
   hmc_noflip.flip_on_reflect = false;
   const auto a = run(rhmc, chains, 100000, 5000), b = run(naive, chains, 100000, 5000);
   const auto c = run(hmc, chains, 40000, 2000), e = run(hmc_noflip, chains, 40000, 2000);
