@@ -8,10 +8,45 @@
 #include <string>
 #include <utility>
 
-#include <sgmcmc/run/state_json.hpp>
+#include <sgmcmc/modules/random/stream.hpp>
+#include <sgmcmc/run/any_target.hpp>
 #include <sgmcmc/run/chain.hpp>
+#include <sgmcmc/run/fields.hpp>
 
 namespace sgmcmc::run {
+
+/// How a sampler's State goes to and from a run record, exactly (doubles round-trip: 17 significant
+/// digits), so a resumed chain continues bit for bit. Specialised next to each sampler's registry entry
+/// (run/samplers/): `static json write(const State&)` and `static void read(State&, const json&,
+/// const std::string& path)`, where `read` gets a State built by the sampler's init (sizes set).
+template <class State>
+struct StateJson;
+
+/// A sampler state with a JSON form.
+template <class State>
+concept RecordableState = requires(const State& cs, State& s, const json& j, const std::string& path) {
+  { StateJson<State>::write(cs) } -> std::same_as<json>;
+  StateJson<State>::read(s, j, path);
+};
+
+inline json stream_json(const random::StreamState& s) {
+  return {{"seed", s.seed}, {"stream", s.stream}, {"normals_used", s.normals_used},
+          {"uniforms_used", s.uniforms_used}, {"bits_used", s.bits_used}, {"batches_used", s.batches_used}};
+}
+inline random::StreamState stream_from_json(const json& j, const std::string& path) {
+  Fields f(j, path);
+  random::StreamState s;
+  s.seed = f.count("seed", 0);
+  const std::uint64_t stream = f.count("stream", 0);
+  if (stream > 0xffffffffu) fail(f.at("stream"), "expected a 32-bit stream id");
+  s.stream = static_cast<std::uint32_t>(stream);
+  s.normals_used = as_count(f.get("normals_used"), f.at("normals_used"), 0);
+  s.uniforms_used = as_count(f.get("uniforms_used"), f.at("uniforms_used"), 0);
+  s.bits_used = as_count(f.get("bits_used"), f.at("bits_used"), 0);
+  s.batches_used = f.count("batches_used", 0, 0);
+  f.finish();
+  return s;
+}
 
 class AnyChain {
  public:
@@ -26,28 +61,27 @@ class AnyChain {
   virtual const Eigen::VectorXd& position() const = 0;
 };
 
-template <class S, class P>
+/// The concrete chain behind an AnyChain: sampler S on the run layer's AnyTarget.
+template <class S>
+  requires RecordableState<typename S::State>
 class ChainModel final : public AnyChain {
  public:
-  explicit ChainModel(Chain<S, P> chain) : chain_(std::move(chain)) {}
+  explicit ChainModel(Chain<S, AnyTarget> chain) : chain_(std::move(chain)) {}
 
   ChainStatus advance(std::uint64_t n, const Retention& keep, Draws& out, std::atomic<std::uint64_t>* progress) override {
     return chain_.advance(n, keep, out, progress);
   }
   json state() const override {
     const ChainTotals& t = chain_.totals;
-    json j = {{"sampler", state_json(chain_.state)}, {"rng", stream_json(chain_.rng.state())},
+    json j = {{"sampler", StateJson<typename S::State>::write(chain_.state)}, {"rng", stream_json(chain_.rng.state())},
               {"steps_done", chain_.steps_done}, {"accept_sum", t.accept_sum},
               {"totals", {{"gradient_evals", t.gradient_evals}, {"reflections", t.reflections}, {"divergent", t.divergent}}}};
-    if constexpr (requires { chain_.potential.state(); }) {  // the target's own state (bnn, bpmf: prior precisions)
-      json t = chain_.potential.state();
-      if (!t.is_null()) j["target"] = std::move(t);
-    }
+    if (json t = chain_.potential.state(); !t.is_null()) j["target"] = std::move(t);  // bnn, bpmf: prior precisions
     return j;
   }
   void restore(const json& j, const std::string& path) override {
     Fields f(j, path);
-    restore_state(chain_.state, f.get("sampler"), f.at("sampler"));
+    StateJson<typename S::State>::read(chain_.state, f.get("sampler"), f.at("sampler"));
     chain_.rng = random::Stream(stream_from_json(f.get("rng"), f.at("rng")));
     chain_.steps_done = as_count(f.get("steps_done"), f.at("steps_done"), 0);
     ChainTotals& t = chain_.totals;
@@ -65,8 +99,7 @@ class ChainModel final : public AnyChain {
       t.reflections = counter("reflections");
       t.divergent = counter("divergent");
     }
-    if constexpr (requires(const json* t, const std::string& p) { chain_.potential.restore(t, p); })
-      chain_.potential.restore(f.find("target"), f.at("target"));
+    chain_.potential.restore(f.find("target"), f.at("target"));
     f.finish();
   }
   json diagnostics() const override {
@@ -78,8 +111,7 @@ class ChainModel final : public AnyChain {
       chain_.sampler.describe(chain_.state, info);
       d["xi"] = info.thermostat;
     }
-    if constexpr (requires { chain_.potential.diagnostics(chain_.steps_done); })  // bnn, bpmf: precisions, Gibbs steps
-      d.update(chain_.potential.diagnostics(chain_.steps_done));
+    d.update(chain_.potential.diagnostics(chain_.steps_done));  // bnn, bpmf: precisions, Gibbs steps
     if constexpr (S::statistics.has(Statistic::divergent)) d["divergent"] = t.divergent;
     return d;
   }
@@ -87,7 +119,7 @@ class ChainModel final : public AnyChain {
   const Eigen::VectorXd& position() const override { return chain_.position(); }
 
  private:
-  Chain<S, P> chain_;
+  Chain<S, AnyTarget> chain_;
 };
 
 }  // namespace sgmcmc::run

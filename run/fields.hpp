@@ -8,6 +8,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <Eigen/Core>
@@ -24,6 +25,22 @@ inline std::string describe(const json& j) {
   std::string s = j.dump();
   if (s.size() > 60) s = s.substr(0, 57) + "...";
   return s;
+}
+
+/// A string from the input, safe to echo in a message: at most `max` characters (then "..."), control
+/// characters (terminal escapes included) written as \xNN.
+inline std::string printable(std::string_view s, std::size_t max = 100) {
+  std::string out;
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    if (out.size() >= max) {
+      out += "...";
+      break;
+    }
+    const auto c = static_cast<unsigned char>(s[i]);
+    if (c < 0x20 || c == 0x7f) out += fmt::format("\\x{:02x}", c);
+    else out += static_cast<char>(c);
+  }
+  return out;
 }
 
 [[noreturn]] inline void fail(const std::string& path, const std::string& what) {

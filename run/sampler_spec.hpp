@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include <sgmcmc/run/fields.hpp>
+#include <sgmcmc/run/samplers/common.hpp>
 #include <sgmcmc/samplers/recipe.hpp>
 #include <sgmcmc/modules/schedule/step_size.hpp>
 #include <sgmcmc/modules/splitting/scheme.hpp>
@@ -38,29 +39,6 @@ inline std::string canonical_sampler_name(const std::string& name) {
   if (name == "gsgnht") return "sgnht";
   if (name == "gmc") return "hmc";
   return name;
-}
-
-/// step_size: a positive number, or {"schedule": "polynomial", "a": ..., "b": ..., "gamma": ...}.
-inline schedule::StepSize parse_step_size(const json& j, const std::string& path) {
-  if (j.is_number()) return schedule::StepSize::constant(as_number(j, path, Range::positive));
-  Fields f(j, path);
-  const std::string kind = f.string("schedule");
-  schedule::StepSize s;
-  if (kind == "constant") {
-    s = schedule::StepSize::constant(f.number("a", Range::positive));
-  } else if (kind == "polynomial") {
-    s = schedule::StepSize::polynomial(f.number("a", Range::positive), f.number("b", 1.0, Range::positive),
-                                       f.number("gamma", 0.55, Range::non_negative));
-  } else {
-    fail(f.at("schedule"), fmt::format("unknown schedule '{}' (known: constant, polynomial)", kind));
-  }
-  f.finish();
-  return s;
-}
-
-inline json step_size_json(const schedule::StepSize& s) {
-  if (s.kind == schedule::StepSize::Kind::constant) return s.a;
-  return {{"schedule", "polynomial"}, {"a", s.a}, {"b", s.b}, {"gamma", s.gamma}};
 }
 
 inline SamplerSpec parse_sampler(const json& j, const std::string& path = "/sampler") {

@@ -155,6 +155,9 @@ struct Target {
     if (const auto* d = std::get_if<models::Dirichlet>(&model)) return d->concentration(rng);
     throw Error("/target/name: this sampler needs a Dirichlet-type target (dirichlet)");
   }
+  /// Makes this copy own its prior precisions (AnyTarget's copies: one per chain).
+  void own_state() { own_precisions(); }
+  bool singular_at_faces() const { return is_singular_dirichlet(); }
   bool is_singular_dirichlet() const {
     const auto* d = std::get_if<models::Dirichlet>(&model);
     return d && d->singular_at_faces();

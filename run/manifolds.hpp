@@ -1,0 +1,78 @@
+#pragma once
+// The shipped manifolds' registry entries: euclidean (its dimension may come from the target),
+// sphere, simplex, stiefel. (Not yet here: product, whose factors will be parsed through the registry
+// once DynamicProduct holds AnyManifold factors; the CLI still runs on run/config.hpp's parser.)
+#include <fmt/format.h>
+
+#include <sgmcmc/manifolds/euclidean.hpp>
+#include <sgmcmc/manifolds/simplex.hpp>
+#include <sgmcmc/manifolds/sphere.hpp>
+#include <sgmcmc/manifolds/stiefel.hpp>
+#include <sgmcmc/run/registry.hpp>
+
+namespace sgmcmc::run {
+
+namespace detail {
+inline Eigen::Index read_size(Fields& f, json& out, const char* key, std::uint64_t minimum) {
+  const auto v = as_count(f.get(key), f.at(key), minimum);
+  if (v > (std::uint64_t{1} << 40)) fail(f.at(key), fmt::format("expected at most 2^40, got {}", v));
+  out[key] = v;
+  return static_cast<Eigen::Index>(v);
+}
+}  // namespace detail
+
+/// {"name": "euclidean", "dim": n}; without dim the target fixes it (a data set's columns, a mean).
+inline ManifoldEntry euclidean_manifold() {
+  return {{"euclidean"}, "R^n (dim)", [](Fields& f, const Registry&) {
+            ManifoldChoice c;
+            c.kind = "euclidean";
+            c.resolved = {{"name", "euclidean"}};
+            if (f.find("dim")) c.manifold = Euclidean(detail::read_size(f, c.resolved, "dim", 1));
+            else c.deferred = true;
+            return c;
+          }};
+}
+/// {"name": "sphere", "n": n}: S^{n-1} in R^n.
+inline ManifoldEntry sphere_manifold() {
+  return {{"sphere"}, "the unit sphere S^{n-1} in R^n (n)", [](Fields& f, const Registry&) {
+            ManifoldChoice c;
+            c.kind = "sphere";
+            c.resolved = {{"name", "sphere"}};
+            c.manifold = Sphere(detail::read_size(f, c.resolved, "n", 2));
+            return c;
+          }};
+}
+/// {"name": "simplex", "n": n, "max_reflections": k}: the probability simplex in R^n.
+inline ManifoldEntry simplex_manifold() {
+  return {{"simplex"}, "the probability simplex in R^n (n, max_reflections)", [](Fields& f, const Registry&) {
+            ManifoldChoice c;
+            c.kind = "simplex";
+            c.resolved = {{"name", "simplex"}};
+            const auto n = detail::read_size(f, c.resolved, "n", 2);
+            const auto max_refl = f.count("max_reflections", 10000, 1);
+            c.resolved["max_reflections"] = max_refl;
+            c.manifold = Simplex(n, max_refl);
+            return c;
+          }};
+}
+/// {"name": "stiefel", "n": n, "p": p}: n×p matrices with orthonormal columns, flattened column-major.
+inline ManifoldEntry stiefel_manifold() {
+  return {{"stiefel"}, "the Stiefel manifold of n×p orthonormal frames (n, p)", [](Fields& f, const Registry&) {
+            ManifoldChoice c;
+            c.kind = "stiefel";
+            c.resolved = {{"name", "stiefel"}};
+            const auto n = detail::read_size(f, c.resolved, "n", 1), p = detail::read_size(f, c.resolved, "p", 1);
+            if (p > n) fail(f.at("p"), fmt::format("expected p <= n = {}, got {}", n, p));
+            c.manifold = Stiefel(n, p);
+            c.rows = n, c.cols = p;
+            return c;
+          }};
+}
+inline void add_builtin_manifolds(Registry& r) {
+  r.add(euclidean_manifold());
+  r.add(sphere_manifold());
+  r.add(simplex_manifold());
+  r.add(stiefel_manifold());
+}
+
+}  // namespace sgmcmc::run

@@ -1,0 +1,139 @@
+#pragma once
+// The registry: one entry per manifold, target and sampler — its names, how it parses its config
+// section (errors naming the JSON path), what it accepts, how it builds, and (samplers) how its State
+// goes to and from JSON. A config is parsed once, in one order: manifold → target → sampler; each data
+// file is read once. Adding a sampler, target or manifold is its own header plus one registration line
+// (run/builtin.hpp); a user registers their own in their own executable (examples/custom_cli/).
+//
+// Samplers are built once on AnyManifold × AnyTarget (type-erased at whole-vector granularity, one
+// indirect call per gradient or flow), so a registered manifold or target reaches every sampler
+// without recompiling one.
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <Eigen/Core>
+#include <fmt/format.h>
+
+#include <sgmcmc/manifolds/any_manifold.hpp>
+#include <sgmcmc/modules/random/stream.hpp>
+#include <sgmcmc/run/any_chain.hpp>
+#include <sgmcmc/run/any_target.hpp>
+#include <sgmcmc/run/fields.hpp>
+
+namespace sgmcmc::run {
+
+class Registry;
+
+/// A parsed `manifold` section. `manifold` is empty while `deferred`: a euclidean manifold without
+/// `dim` (or no manifold section) takes its dimension from the target, once the target is parsed.
+struct ManifoldChoice {
+  AnyManifold manifold;
+  std::string kind;  ///< the entry's canonical name: euclidean, sphere, simplex, stiefel, product, ...
+  json resolved;     ///< the section with every default filled in (for the run record)
+  Eigen::Index rows = 0, cols = 0;  ///< a matrix manifold's n × p (matrix-valued target fields), else 0
+  bool deferred = false;
+  /// The ambient size, if known yet.
+  std::optional<Eigen::Index> dim() const {
+    if (deferred) return std::nullopt;
+    return manifold.ambient_size();
+  }
+};
+
+/// A parsed `target` section.
+struct TargetChoice {
+  AnyTarget target;
+  std::string kind;                        ///< the entry's canonical name
+  json resolved;                           ///< the section with defaults filled in
+  std::optional<Eigen::Index> natural_dim; ///< the dimension the target fixes by itself (data, a mean), if any
+};
+
+/// A parsed `sampler` section: the run record's section and a builder of chain i.
+struct SamplerChoice {
+  std::string kind;  ///< the entry's canonical name (the record keeps the name the config gave)
+  json resolved;
+  std::function<std::unique_ptr<AnyChain>(const AnyManifold&, const AnyTarget&, Eigen::VectorXd x0, random::Stream rng)> build;
+};
+
+struct ManifoldEntry {
+  std::vector<std::string> names;  ///< the canonical name first, then aliases
+  std::string summary;             ///< one line for --help and error messages
+  /// Parses the section (f is at its JSON path; f.finish() is the caller's). A product parses its
+  /// factors through the registry.
+  std::function<ManifoldChoice(Fields& f, const Registry& registry)> parse;
+};
+
+struct TargetEntry {
+  std::vector<std::string> names;
+  std::string summary;
+  /// Parses the section for the chosen manifold (whose dim() is empty while deferred).
+  std::function<TargetChoice(Fields& f, const ManifoldChoice& manifold)> parse;
+};
+
+struct SamplerEntry {
+  std::vector<std::string> names;
+  std::string summary;
+  /// Parses the section for the chosen manifold and target, rejecting combinations it cannot run
+  /// (with the path of the field to change).
+  std::function<SamplerChoice(Fields& f, const ManifoldChoice& manifold, const TargetChoice& target)> parse;
+};
+
+class Registry {
+ public:
+  Registry& add(ManifoldEntry e) { return add_to(manifolds_, std::move(e), "manifold"); }
+  Registry& add(TargetEntry e) { return add_to(targets_, std::move(e), "target"); }
+  Registry& add(SamplerEntry e) { return add_to(samplers_, std::move(e), "sampler"); }
+
+  const ManifoldEntry& manifold(const std::string& name, const std::string& path) const { return find(manifolds_, name, path, "manifold"); }
+  const TargetEntry& target(const std::string& name, const std::string& path) const { return find(targets_, name, path, "target"); }
+  const SamplerEntry& sampler(const std::string& name, const std::string& path) const { return find(samplers_, name, path, "sampler"); }
+
+  const std::vector<ManifoldEntry>& manifolds() const { return manifolds_; }
+  const std::vector<TargetEntry>& targets() const { return targets_; }
+  const std::vector<SamplerEntry>& samplers() const { return samplers_; }
+
+  /// Parses a manifold section (also a product's factor) through its entry.
+  ManifoldChoice parse_manifold(const json& j, const std::string& path) const {
+    Fields f(j, path);
+    const std::string name = f.string("name");
+    ManifoldChoice c = manifold(name, f.at("name")).parse(f, *this);
+    f.finish();
+    return c;
+  }
+
+ private:
+  template <class E>
+  Registry& add_to(std::vector<E>& list, E e, const char* what) {
+    if (e.names.empty()) throw Error(fmt::format("registry: a {} entry needs a name", what));
+    for (const auto& n : e.names)
+      for (const auto& other : list)
+        for (const auto& m : other.names)
+          if (n == m) throw Error(fmt::format("registry: {} name '{}' is registered twice", what, n));
+    list.push_back(std::move(e));
+    return *this;
+  }
+  template <class E>
+  static const E& find(const std::vector<E>& list, const std::string& name, const std::string& path, const char* what) {
+    for (const auto& e : list)
+      for (const auto& n : e.names)
+        if (n == name) return e;
+    std::string known;
+    for (const auto& e : list)
+      for (const auto& n : e.names) known += (known.empty() ? "" : ", ") + n;
+    fail(path, fmt::format("unknown {} '{}' (known: {})", what, printable(name), known));
+  }
+  std::vector<ManifoldEntry> manifolds_;
+  std::vector<TargetEntry> targets_;
+  std::vector<SamplerEntry> samplers_;
+};
+
+/// Builds chain objects for a sampler entry: `chain_of(sampler, target, x0, rng)` wraps a concrete
+/// Chain<S, AnyTarget> in the type-erased AnyChain (one virtual call per chunk of steps).
+template <class S>
+std::unique_ptr<AnyChain> chain_of(S sampler, const AnyTarget& target, Eigen::VectorXd x0, random::Stream rng) {
+  return std::make_unique<ChainModel<S>>(Chain<S, AnyTarget>(std::move(sampler), target, std::move(x0), rng));
+}
+
+}  // namespace sgmcmc::run

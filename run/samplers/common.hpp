@@ -1,0 +1,128 @@
+#pragma once
+// What several sampler entries share: the step size (a number or a schedule), the splitting scheme,
+// the noise estimate V̂, the refusal of stochastic-gradient samplers on singular Dirichlet targets, and
+// the JSON form of the momentum samplers' phase state.
+#include <string>
+
+#include <fmt/format.h>
+
+#include <sgmcmc/modules/schedule/step_size.hpp>
+#include <sgmcmc/modules/splitting/phase_state.hpp>
+#include <sgmcmc/modules/splitting/scheme.hpp>
+#include <sgmcmc/run/any_chain.hpp>
+#include <sgmcmc/run/fields.hpp>
+#include <sgmcmc/run/registry.hpp>
+
+namespace sgmcmc::run {
+
+/// step_size: a positive number, or {"schedule": "polynomial", "a": ..., "b": ..., "gamma": ...}.
+inline schedule::StepSize parse_step_size(const json& j, const std::string& path) {
+  if (j.is_number()) return schedule::StepSize::constant(as_number(j, path, Range::positive));
+  Fields f(j, path);
+  const std::string kind = f.string("schedule");
+  schedule::StepSize s;
+  if (kind == "constant") {
+    s = schedule::StepSize::constant(f.number("a", Range::positive));
+  } else if (kind == "polynomial") {
+    s = schedule::StepSize::polynomial(f.number("a", Range::positive), f.number("b", 1.0, Range::positive),
+                                       f.number("gamma", 0.55, Range::non_negative));
+  } else {
+    fail(f.at("schedule"), fmt::format("unknown schedule '{}' (known: constant, polynomial)", printable(kind)));
+  }
+  f.finish();
+  return s;
+}
+
+inline json step_size_json(const schedule::StepSize& s) {
+  if (s.kind == schedule::StepSize::Kind::constant) return s.a;
+  return {{"schedule", "polynomial"}, {"a", s.a}, {"b", s.b}, {"gamma", s.gamma}};
+}
+
+/// Reads the required `step_size` into `out`'s record section.
+inline schedule::StepSize read_step_size(Fields& f, json& out) {
+  const schedule::StepSize s = parse_step_size(f.get("step_size"), f.at("step_size"));
+  out["step_size"] = step_size_json(s);
+  return s;
+}
+
+/// The splitting scheme (`scheme`, default aboba).
+inline splitting::StageList read_scheme(Fields& f, json& out) {
+  const std::string name = f.string("scheme", "aboba");
+  try {
+    const splitting::StageList s = splitting::scheme_by_name(name);
+    out["scheme"] = name;
+    return s;
+  } catch (const Error& e) {
+    fail(f.at("scheme"), e.what());
+  }
+}
+
+/// The gradient-noise estimate V̂: a number >= 0 (default 0) or, where allowed, "empirical_fisher"
+/// (estimated per coordinate from each minibatch; needs a target with per-example gradients).
+struct NoiseEstimate {
+  double value = 0.0;
+  bool empirical_fisher = false;
+};
+inline NoiseEstimate read_noise_estimate(Fields& f, json& out, const TargetChoice& target, bool fisher_allowed) {
+  NoiseEstimate n;
+  const json* v = f.find("noise_estimate");
+  if (v && v->is_string()) {
+    if (*v != "empirical_fisher" || !fisher_allowed)
+      fail(f.at("noise_estimate"),
+           fmt::format("expected a number >= 0{}, got {}", fisher_allowed ? " or \"empirical_fisher\"" : "", describe(*v)));
+    if (!target.target.has_noise_estimate())
+      fail(f.at("noise_estimate"), fmt::format("empirical_fisher needs a minibatch target with per-example gradients; "
+                                               "target '{}' has none (give a number instead)",
+                                               target.resolved["name"].get<std::string>()));
+    n.empirical_fisher = true;
+    out["noise_estimate"] = "empirical_fisher";
+    return n;
+  }
+  n.value = v ? as_number(*v, f.at("noise_estimate"), Range::non_negative) : 0.0;
+  out["noise_estimate"] = n.value;
+  return n;
+}
+
+/// Potentials singular at the simplex faces break stochastic-gradient samplers with reflection
+/// (DESIGN.md §4.3: SGGMC on Dirichlet(2,3,5) gives mean (0.244, 0.310, 0.446) for (0.2, 0.3, 0.5)).
+inline void refuse_singular_dirichlet(Fields& f, const TargetChoice& target) {
+  if (target.target.singular_at_faces())
+    fail(f.at("name"), fmt::format("'{}' on a Dirichlet target with some alpha_i != 1: its force (alpha_i - 1)/x_i is "
+                                   "unbounded at the simplex faces, and stochastic-gradient samplers with reflection "
+                                   "are biased or unstable there (docs/samplers.md). Use scir (exact CIR transition), "
+                                   "sgrld (expanded-mean) or gmc (Metropolis-corrected)",
+                                   printable(f.string("name"))));
+}
+
+/// Requires flat space (the Riemannian samplers and the generic recipe are written in coordinates).
+inline void require_euclidean(Fields& f, const ManifoldChoice& m, const std::string& name, const char* also = "") {
+  if (m.kind != "euclidean") fail("/manifold/name", fmt::format("'{}' runs on euclidean{}", name, also));
+  (void)f;
+}
+
+/// Reads a counter field of a state.
+inline std::uint64_t state_count(Fields& f, const char* key) { return as_count(f.get(key), f.at(key), 0); }
+
+/// The momentum samplers' phase state (sghmc, sgnht, hmc): position, velocity, thermostat and counters.
+template <>
+struct StateJson<splitting::PhaseState> {
+  static json write(const splitting::PhaseState& s) {
+    return {{"x", vector_json(s.x)}, {"v", vector_json(s.v)}, {"xi", s.xi},
+            {"reflections", s.reflections}, {"gradient_evals", s.gradient_evals}};
+  }
+  static void read_fields(splitting::PhaseState& s, Fields& f) {
+    const auto n = s.x.size();
+    s.x = as_vector(f.get("x"), f.at("x"), n);
+    s.v = as_vector(f.get("v"), f.at("v"), n);
+    s.xi = f.number("xi");
+    s.reflections = state_count(f, "reflections");
+    s.gradient_evals = state_count(f, "gradient_evals");
+  }
+  static void read(splitting::PhaseState& s, const json& j, const std::string& path) {
+    Fields f(j, path);
+    read_fields(s, f);
+    f.finish();
+  }
+};
+
+}  // namespace sgmcmc::run

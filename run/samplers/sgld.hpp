@@ -1,0 +1,37 @@
+#pragma once
+// Registry entry for SGLD (Welling & Teh 2011) on any manifold (samplers/sgld.hpp): name, config
+// section, build, and its state's JSON form.
+#include <sgmcmc/run/samplers/common.hpp>
+#include <sgmcmc/samplers/sgld.hpp>
+
+namespace sgmcmc::run {
+
+template <>
+struct StateJson<sgld::State> {
+  static json write(const sgld::State& s) {
+    return {{"x", vector_json(s.x)}, {"reflections", s.reflections}, {"gradient_evals", s.gradient_evals}};
+  }
+  static void read(sgld::State& s, const json& j, const std::string& path) {
+    Fields f(j, path);
+    s.x = as_vector(f.get("x"), f.at("x"), s.x.size());
+    s.reflections = state_count(f, "reflections");
+    s.gradient_evals = state_count(f, "gradient_evals");
+    f.finish();
+  }
+};
+
+/// {"name": "sgld", "step_size": h, "noise_estimate": V̂}
+inline SamplerEntry sgld_sampler() {
+  return {{"sgld"}, "stochastic gradient Langevin dynamics (geodesic on a manifold)",
+          [](Fields& f, const ManifoldChoice&, const TargetChoice& target) {
+            refuse_singular_dirichlet(f, target);
+            json out = {{"name", f.string("name")}};
+            const auto step = read_step_size(f, out);
+            const auto noise = read_noise_estimate(f, out, target, false);
+            return SamplerChoice{"sgld", out, [=](const AnyManifold& m, const AnyTarget& t, Eigen::VectorXd x0, random::Stream rng) {
+                                   return chain_of(sgld::Sampler<AnyManifold>{m, step, noise.value}, t, std::move(x0), rng);
+                                 }};
+          }};
+}
+
+}  // namespace sgmcmc::run
