@@ -207,7 +207,8 @@ struct Hamiltonian {
   template <class R>
   State start(const Eigen::MatrixXd& theta, R& rng) const {
     require(theta.rows() == rows, fmt::format("init: expected θ with {} rows, got {}", rows, theta.rows()));
-    return with_momentum(detail::rows_start(rows, step_size, Eigen::Map<const Eigen::VectorXd>(theta.data(), theta.size())), rng);
+    const Eigen::Map<const Eigen::VectorXd> vec(theta.data(), theta.size());
+    return with_momentum(detail::rows_start(rows, step_size, vec), rng);
   }
 
   template <class P, class R>
@@ -242,7 +243,8 @@ struct Hamiltonian {
   // The momentum force at (θ, π): −G^{-1/2}∇U + Γ_r (fisher) or −∇U (identity; Eq. S.29).
   double force(const State& s, double beta, Eigen::Index i, Eigen::Index k, double th, double sqrt_th) const {
     if (metric == Metric::fisher)
-      return hamiltonian_force(beta, th, sqrt_th, s.counts.nkw.data()[i], s.x[i], s.counts.nk[k], variant == sgrhmc::Variant::generalized);
+      return hamiltonian_force(beta, th, sqrt_th, s.counts.nkw.data()[i], s.x[i], s.counts.nk[k],
+                               variant == sgrhmc::Variant::generalized);
     return log_density_gradient(beta, th, s.counts.nkw.data()[i], s.counts.nk[k], s.row_sums[k]);
   }
   // Semi-implicit, first half: θ <- θ + h a(θ) r (a = √θ for fisher, 1 for identity), folded by S_i.

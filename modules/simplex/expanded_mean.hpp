@@ -12,9 +12,9 @@
 // - Lifting (`lift`): a point π0 of the simplex to θ0 = K π0 (S = K is E[S] for θ_k ~ Exp(1)), zeros lifted
 //   to the smallest normal double so that θ0 > 0.
 // - The mirror at 0 (`mirror`): an update that leaves θ_k < 0 is reflected, θ_k <- |θ_k| (Patterson & Teh §3);
-//   for the even extension p̃(θ) = p(|θ|) this is the chain on θ > 0 (models/text/lda.hpp's derivation for
-//   the momentum samplers, which also flip the momentum). `keep_positive` floors the result at the
-//   smallest normal double, so that √θ-scaled noise never stops at exactly 0.
+//   for the even extension p̃(θ) = p(|θ|) this is the chain on θ > 0 (the derivation, with the momentum
+//   flip the momentum samplers also need, is in samplers/expanded_mean.hpp). `keep_positive` floors the
+//   result at the smallest normal double, so that √θ-scaled noise never stops at exactly 0.
 // - The Riemannian pieces for D = G⁻¹ = diag θ, Q = 0 (the expanded-mean Fisher metric): Γ_k = ∂θ_k/∂θ_k = 1
 //   (complete recipe Eq. 3), and the Langevin SDE dθ = (−θ ⊙ ∇U_θ + 1) dt + √(2θ) dW.
 //   · Vector form, a simplex potential U(π) (Euclidean gradient of a smooth extension; only its tangential
