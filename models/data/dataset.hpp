@@ -30,8 +30,8 @@ namespace detail {
 /// MADV_HUGEPAGE on its 2 MiB-aligned interior, as NumPy does for large arrays). Call it after
 /// allocating and before writing: the advice applies to pages not yet touched. A minibatch step reads
 /// ~100 random columns, and with 4 KiB pages nearly every read of a large data set also misses the
-/// TLB; on 2 MiB pages SGHMC on logistic regression at N = 10⁶, d = 50 (400 MB) measured 15–25 % less
-/// time per step, at N = 10⁵ (40 MB) no change (docs/benchmarks.md). Only advice: the values are the
+/// TLB; on 2 MiB pages SGHMC on logistic regression at N = 10⁶, d = 50 (400 MB) took 15–40 % less
+/// time per step, at N = 10⁵ (40 MB) 0–20 %, more on a loaded machine (docs/benchmarks.md). Only advice: the values are the
 /// same, and it does nothing below 32 MiB (glibc's largest mmap threshold: smaller blocks may come from
 /// the heap, whose pages are already touched and shared with other allocations), off Linux, or where
 /// THP is disabled (then madvise fails, harmlessly).
