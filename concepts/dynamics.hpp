@@ -17,6 +17,7 @@ enum class Op : std::uint8_t {
   A,           ///< geodesic flow (x, v) <- flow(x, v, t); thermostat update for SGNHT
   B,           ///< exact dissipation v <- exp(-C t) v (or exp(-ξ t) v)
   B_explicit,  ///< first-order dissipation v <- (1 - C t) v: the Euler scheme's friction
+               ///< (DynamicsWithExplicitFriction)
   O,           ///< kick v <- v + Λ(x)[-t ∇Ũ(x) + N(0, 2Ct - V̂t²)], one fresh stochastic gradient
 };
 
@@ -39,12 +40,7 @@ struct ArchetypePotential {
 }  // namespace detail
 
 /// Dynamics own the augmented state (x, v, thermostat ξ, scratch buffers) and expose the split
-/// sub-steps. A dynamics never knows its manifold's geometry beyond `project` and `flow`.
-/// Optional fusions the skeleton uses when present (splitting::step): `BOB(s, t1, p, t, t2, rng,
-/// projection)`, the sequence B(t1) O(t) B(t2) in one sweep, returning false (having done nothing) when
-/// it cannot fuse; and with it `A_projecting(s, t)`, which must equal project-then-A: after a BOB told
-/// Projection::deferred, the skeleton runs the next A as A_projecting. (A type that redefines A must
-/// redefine A_projecting too.)
+/// sub-steps A, B and O. A dynamics never knows its manifold's geometry beyond `project` and `flow`.
 /// @code
 ///   sghmc::Dynamics<Sphere> dyn{Sphere{3}, sghmc::Friction{1.0}};
 ///   auto s = dyn.init(x0, rng);
@@ -56,8 +52,33 @@ concept Dynamics = requires(const D d, typename D::State& s, double t, detail::A
   typename D::State;
   d.A(s, t);
   d.B(s, t);
-  d.B_explicit(s, t);
   d.O(s, p, t, rng);
+};
+
+/// A dynamics with a first-order friction `B_explicit(s, t)`, v <- (1 - C t) v: what the Euler scheme's
+/// `Op::B_explicit` stage runs (splitting::step throws for a scheme with that stage on a dynamics
+/// without it).
+template <class D>
+concept DynamicsWithExplicitFriction = Dynamics<D> && requires(const D d, typename D::State& s, double t) {
+  d.B_explicit(s, t);
+};
+
+/// The times of a run A(a1)·B(b1)·O(o)·B(b2)·A(a2) in a scheme (ABOBA: h/2, h/2, h, h/2, h/2).
+struct ABOBATimes {
+  double a1, b1, o, b2, a2;
+};
+
+/// Optional, for speed: `fused_ABOBA(s, times, p, rng)` runs A·B·O·B·A as the manifold's fused sweep
+/// (`flow_kick_flow`, concepts/manifold.hpp) with the dynamics' B·O·B as the chunk kick
+/// (splitting::BOBKick: v <- post·(pre·v + (sd·ζ - t·g))), and returns true; or returns false, having
+/// done nothing, when it cannot (e.g. a diagonal friction, which does not commute with the projection).
+/// It must equal the sub-steps A, B, O, B, A — to the bit on flat space (tests/random/test_sghmc_fused.cpp).
+/// splitting::step calls it wherever a scheme has the run A·B·O·B·A. A type derived from a fusable
+/// dynamics that redefines A, B or O must redefine fused_ABOBA too (returning false walks the sub-steps).
+template <class D>
+concept FusableDynamics = Dynamics<D> && requires(const D d, typename D::State& s, const ABOBATimes& times,
+                                                  detail::ArchetypePotential& p, detail::ArchetypeEngine& rng) {
+  { d.fused_ABOBA(s, times, p, rng) } -> std::same_as<bool>;
 };
 
 }  // namespace sgmcmc

@@ -5,6 +5,8 @@
 // is a concatenation of blocks.
 #include <concepts>
 #include <cstdint>
+#include <memory>
+#include <type_traits>
 #include <Eigen/Core>
 
 #include <sgmcmc/concepts/random.hpp>
@@ -45,25 +47,60 @@ concept Manifold = requires(const M m, typename M::Point& x, typename M::Point& 
   { m.random_point(rng) } -> std::same_as<typename M::Point>;
 };
 
-/// Optional: `project_flow(x, v, t)`, v <- Λ(x) v and then the flow for t, fused. A kick ends with a
-/// projection and ABOBA's next sub-step is a flow; a manifold whose projection and flow each sweep
-/// memory (the sphere: four sweeps, two of them sums) can do both in fewer. It must equal `project`
-/// then `flow` up to rounding (the conformance kit checks it).
-template <class M>
-concept ManifoldWithProjectFlow = Manifold<M> && requires(const M m, typename M::Point& x, typename M::Point& v,
-                                                           double t) {
-  { m.project_flow(x, v, t) } -> std::convertible_to<std::uint64_t>;
+/// A chunk kick: a non-owning reference to a callable `kick(begin, end)` that updates v[begin, end) in
+/// place, elementwise (v_i depends on v_i, x_i and the kick's own data only), reading at most
+/// x[begin, end). It is one concrete type (a `void*` and a function pointer, like C++26's
+/// `std::function_ref`), so a manifold's `flow_kick_flow` is an ordinary function — not a template —
+/// and a type-erased manifold can forward it through a virtual call. The callable must outlive the
+/// ChunkKick: pass one as an argument, do not store it. Calling it costs one indirect call per chunk.
+/// @code
+///   auto scale = [&](Eigen::Index b, Eigen::Index e) { v.segment(b, e - b) *= 0.5; };
+///   sgmcmc::flow_kick_flow(manifold, x, v, 0.0, sgmcmc::ChunkKick(scale), t);
+/// @endcode
+class ChunkKick {
+ public:
+  template <class F>
+    requires(!std::same_as<std::remove_cvref_t<F>, ChunkKick> && std::invocable<F&, Eigen::Index, Eigen::Index>)
+  ChunkKick(F&& f) noexcept  // NOLINT(google-explicit-constructor): a function reference converts implicitly
+      : object_(const_cast<void*>(static_cast<const void*>(std::addressof(f)))),
+        call_([](void* o, Eigen::Index begin, Eigen::Index end) { (*static_cast<std::remove_reference_t<F>*>(o))(begin, end); }) {}
+
+  /// Kicks v[begin, end).
+  void operator()(Eigen::Index begin, Eigen::Index end) const { call_(object_, begin, end); }
+
+ private:
+  void* object_;
+  void (*call_)(void*, Eigen::Index, Eigen::Index);
 };
 
-/// v <- Λ(x) v, then the flow for t: the manifold's fused `project_flow` when it has one. Returns the
-/// flow's reflection count.
+/// Optional, for speed: `flow_kick_flow(x, v, t1, kick, t2)`, the sequence
+///   flow(x, v, t1); kick(0, N); project(x, v); flow(x, v, t2)
+/// (t1 = 0: no first flow), returning the total reflection count — ABOBA's A·(B·O·B)·A, where the
+/// dynamics' B·O·B is the chunk kick. A manifold implements it to make fewer sweeps over memory:
+/// Euclidean in one (per 1024-coordinate chunk: x += t1·v, kick, x += t2·v), the sphere in two (the
+/// kick folded into the sweep that measures the projection and the speed). The kick may instead be
+/// called on consecutive chunks [b₀, b₁), [b₁, b₂), … that partition [0, N) in increasing order, each
+/// once, after the first flow has reached that chunk (a kick may draw its noise chunk by chunk, so the
+/// order is part of the contract). The result must equal the plain sequence — to the bit where the
+/// implementation does the same arithmetic, else to rounding (the conformance kit's law
+/// "flow_kick_flow is flow, kick, project, flow" checks it; docs/architecture.md, "Fused paths").
+template <class M>
+concept ManifoldWithFusedSweep = Manifold<M> && requires(const M m, typename M::Point& x, typename M::Point& v,
+                                                          double t, ChunkKick kick) {
+  { m.flow_kick_flow(x, v, t, kick, t) } -> std::convertible_to<std::uint64_t>;
+};
+
+/// flow(x, v, t1) (skipped when t1 = 0), kick(0, N), project(x, v), flow(x, v, t2): the manifold's fused
+/// `flow_kick_flow` when it has one, else that plain sequence. Returns the reflection count.
 template <Manifold M, class X, class V>
-std::uint64_t project_flow(const M& m, X&& x, V&& v, double t) {
-  if constexpr (ManifoldWithProjectFlow<M>) {
-    return m.project_flow(x, v, t);
+std::uint64_t flow_kick_flow(const M& m, X&& x, V&& v, double t1, ChunkKick kick, double t2) {
+  if constexpr (ManifoldWithFusedSweep<M>) {
+    return m.flow_kick_flow(x, v, t1, kick, t2);
   } else {
+    std::uint64_t reflections = t1 != 0.0 ? static_cast<std::uint64_t>(m.flow(x, v, t1)) : 0;
+    kick(0, static_cast<Eigen::Index>(x.size()));
     m.project(x, v);
-    return m.flow(x, v, t);
+    return reflections + static_cast<std::uint64_t>(m.flow(x, v, t2));
   }
 }
 

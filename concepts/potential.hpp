@@ -38,12 +38,21 @@ concept PotentialWithNoiseEstimate = requires(const P p, const Point& x, Point& 
 };
 
 /// A potential that may be separable: when `is_separable()` holds (a run-time property, e.g. an
-/// isotropic Gaussian), ∇U(x)_i = `partial(i, x_i)` depends on x_i alone and `gradient` draws nothing
-/// from the engine. Samplers may then inline the gradient into one sweep over memory.
+/// isotropic Gaussian), ∂_i U(x) depends on x_i alone and `gradient` draws nothing from the engine.
+/// `partial(begin, end, x, g)` then writes g[k] = ∂_{begin+k} U for k < end - begin, reading only
+/// x[k] = x_{begin+k} (both pointers at the chunk's first coordinate): the same doubles `gradient`
+/// writes there. It is only called when `is_separable()` holds. A sampler's chunk kick
+/// (modules/splitting/kick.hpp) computes the gradient chunk by chunk inside its sweep; the chunk form
+/// means one call per chunk, so a type-erased potential can forward it through one virtual call.
+/// @code
+///   void partial(Eigen::Index begin, Eigen::Index end, const double* x, double* g) const {
+///     for (Eigen::Index k = 0; k < end - begin; ++k) g[k] = precision * (x[k] - mean[begin + k]);
+///   }
+/// @endcode
 template <class P>
-concept SeparablePotential = requires(const P p, Eigen::Index i, double xi) {
+concept SeparablePotential = requires(const P p, Eigen::Index begin, Eigen::Index end, const double* x, double* g) {
   { p.is_separable() } -> std::convertible_to<bool>;
-  { p.partial(i, xi) } -> std::convertible_to<double>;
+  p.partial(begin, end, x, g);
 };
 
 /// A potential with a state of its own that changes between steps (a Gibbs step on prior precisions:

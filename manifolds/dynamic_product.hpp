@@ -67,14 +67,17 @@ class DynamicProduct {
     }
     return nref;
   }
-  /// Each factor's fused projection and flow (its `project` then `flow` when it has none).
-  std::uint64_t project_flow(Eigen::Ref<Eigen::VectorXd> x, Eigen::Ref<Eigen::VectorXd> v, double t) const {
+  /// The fused sweep factor by factor (ManifoldWithFusedSweep), the chunk kick offset to each block
+  /// (as Product's): each factor's own flow_kick_flow, or its plain sequence.
+  std::uint64_t flow_kick_flow(Eigen::Ref<Eigen::VectorXd> x, Eigen::Ref<Eigen::VectorXd> v, double t1, ChunkKick kick,
+                               double t2) const {
     std::uint64_t nref = 0;
     for (std::size_t i = 0; i < factors_.size(); ++i) {
       const Eigen::Index off = offsets_[i], len = offsets_[i + 1] - off;
+      const auto block_kick = [&](Eigen::Index b, Eigen::Index e) { kick(off + b, off + e); };
       nref += std::visit(
           [&](const auto& g) -> std::uint64_t {
-            return sgmcmc::project_flow(g, x.segment(off, len), v.segment(off, len), t);
+            return sgmcmc::flow_kick_flow(g, x.segment(off, len), v.segment(off, len), t1, ChunkKick(block_kick), t2);
           },
           factors_[i]);
     }
@@ -105,6 +108,6 @@ class DynamicProduct {
   std::vector<Eigen::Index> offsets_;  ///< size() + 1 entries, from the factors' ambient sizes
 };
 
-static_assert(BlockManifold<DynamicProduct>);
+static_assert(BlockManifold<DynamicProduct> && ManifoldWithFusedSweep<DynamicProduct>);
 
 }  // namespace sgmcmc

@@ -2,14 +2,31 @@
 // Euclidean space R^n: the flat case of the Manifold interface (DESIGN.md §4.3, first row).
 // Λ(x) = I and the geodesic flow is the straight line, so every geodesic sampler run on Euclidean is
 // exactly its flat textbook form (SGGMC → SGHMC, gSGNHT → SGNHT, geodesic SGLD → SGLD).
+#include <algorithm>
 #include <cstdint>
 #include <limits>
 #include <Eigen/Core>
 
 #include <sgmcmc/concepts/manifold.hpp>
 #include <sgmcmc/modules/error.hpp>
+#include <sgmcmc/modules/simd/isa.hpp>
 
 namespace sgmcmc {
+
+namespace detail::euclidean {
+// x += t·v, compiled for SSE2 and AVX2 like the sphere's sweeps (modules/simd/isa.hpp): elementwise,
+// correctly rounded, no FMA, so both copies (and Eigen's x += t * v) give the same bits.
+SGMCMC_FORCE_INLINE void advance(double* __restrict x, const double* __restrict v, Eigen::Index len, double t) {
+  SGMCMC_NO_CONTRACT
+  for (Eigen::Index i = 0; i < len; ++i) x[i] += t * v[i];
+}
+[[SGMCMC_EXACT]] inline void advance_generic(double* x, const double* v, Eigen::Index len, double t) { advance(x, v, len, t); }
+#if SGMCMC_ISA_DISPATCH
+[[SGMCMC_TARGET_AVX2]] inline void advance_avx2(double* x, const double* v, Eigen::Index len, double t) {
+  advance(x, v, len, t);
+}
+#endif
+}  // namespace detail::euclidean
 
 struct Euclidean {
   using Point = Eigen::VectorXd;
@@ -25,6 +42,21 @@ struct Euclidean {
     x += t * v;
     return 0;
   }
+  /// The fused sweep (ManifoldWithFusedSweep): per chunk of `chunk` coordinates, x += t1·v, the kick,
+  /// x += t2·v (t1 = 0: no first flow), so x and v cross memory once and each chunk is kicked while it
+  /// is in L1. The same operations as flow, kick, flow (project is the identity): the same bits.
+  static constexpr Eigen::Index chunk = 1024;
+  std::uint64_t flow_kick_flow(Eigen::Ref<Eigen::VectorXd> x, Eigen::Ref<Eigen::VectorXd> v, double t1, ChunkKick kick,
+                               double t2) const {
+    const Eigen::Index size = x.size();
+    for (Eigen::Index b = 0; b < size; b += chunk) {
+      const Eigen::Index len = std::min(chunk, size - b);
+      if (t1 != 0.0) advance(x.data() + b, v.data() + b, len, t1);
+      kick(b, b + len);
+      advance(x.data() + b, v.data() + b, len, t2);
+    }
+    return 0;
+  }
   double distance_to(Eigen::Ref<const Eigen::VectorXd> x) const {
     return x.size() == n && x.allFinite() ? 0.0 : std::numeric_limits<double>::infinity();
   }
@@ -35,8 +67,16 @@ struct Euclidean {
     rng.normals(x);
     return x;
   }
+
+ private:
+  static void advance(double* x, const double* v, Eigen::Index len, double t) {
+#if SGMCMC_ISA_DISPATCH
+    if (len >= 64 && simd::best_isa() != simd::Isa::generic) return detail::euclidean::advance_avx2(x, v, len, t);
+#endif
+    detail::euclidean::advance_generic(x, v, len, t);
+  }
 };
 
-static_assert(Manifold<Euclidean>);
+static_assert(ManifoldWithFusedSweep<Euclidean>);
 
 }  // namespace sgmcmc

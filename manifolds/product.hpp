@@ -81,11 +81,15 @@ struct Product {
     });
     return nref;
   }
-  /// Each factor's fused projection and flow (its `project` then `flow` when it has none).
-  std::uint64_t project_flow(Eigen::Ref<Eigen::VectorXd> x, Eigen::Ref<Eigen::VectorXd> v, double t) const {
+  /// The fused sweep, factor by factor (ManifoldWithFusedSweep): each factor's own flow_kick_flow on its
+  /// block (the plain sequence when it has none), with the chunk kick's indices offset to the block.
+  /// The blocks come in order, so the kick still sees consecutive chunks covering [0, N).
+  std::uint64_t flow_kick_flow(Eigen::Ref<Eigen::VectorXd> x, Eigen::Ref<Eigen::VectorXd> v, double t1, ChunkKick kick,
+                               double t2) const {
     std::uint64_t nref = 0;
     for_each_block([&](const auto& f, Eigen::Index off, Eigen::Index len) {
-      nref += sgmcmc::project_flow(f, x.segment(off, len), v.segment(off, len), t);
+      const auto block_kick = [&](Eigen::Index b, Eigen::Index e) { kick(off + b, off + e); };
+      nref += sgmcmc::flow_kick_flow(f, x.segment(off, len), v.segment(off, len), t1, ChunkKick(block_kick), t2);
     });
     return nref;
   }
@@ -140,11 +144,16 @@ struct Power {
     for (Eigen::Index i = 0; i < copies; ++i) nref += factor.flow(x.segment(i * len, len), v.segment(i * len, len), t);
     return nref;
   }
-  std::uint64_t project_flow(Eigen::Ref<Eigen::VectorXd> x, Eigen::Ref<Eigen::VectorXd> v, double t) const {
+  /// The fused sweep copy by copy, the chunk kick offset to each block (as Product's).
+  std::uint64_t flow_kick_flow(Eigen::Ref<Eigen::VectorXd> x, Eigen::Ref<Eigen::VectorXd> v, double t1, ChunkKick kick,
+                               double t2) const {
     const Eigen::Index len = factor.ambient_size();
     std::uint64_t nref = 0;
-    for (Eigen::Index i = 0; i < copies; ++i)
-      nref += sgmcmc::project_flow(factor, x.segment(i * len, len), v.segment(i * len, len), t);
+    for (Eigen::Index i = 0; i < copies; ++i) {
+      const Eigen::Index off = i * len;
+      const auto block_kick = [&](Eigen::Index b, Eigen::Index e) { kick(off + b, off + e); };
+      nref += sgmcmc::flow_kick_flow(factor, x.segment(off, len), v.segment(off, len), t1, ChunkKick(block_kick), t2);
+    }
     return nref;
   }
   double distance_to(Eigen::Ref<const Eigen::VectorXd> x) const {
@@ -167,5 +176,6 @@ struct Power {
 static_assert(BlockManifold<Euclidean>);
 static_assert(BlockManifold<Product<Euclidean, Euclidean>>);  // products nest
 static_assert(BlockManifold<Power<Euclidean>>);
+static_assert(ManifoldWithFusedSweep<Product<Euclidean, Euclidean>> && ManifoldWithFusedSweep<Power<Euclidean>>);
 
 }  // namespace sgmcmc

@@ -51,8 +51,19 @@ struct Gaussian {
   bool is_isotropic() const { return precision.size() == 0; }
   /// SeparablePotential: an isotropic Gaussian's gradient is coordinate-wise.
   bool is_separable() const { return is_isotropic(); }
-  double partial(Eigen::Index i, double xi) const {
-    return centered ? isotropic_precision * xi : isotropic_precision * (xi - mean[i]);
+  /// g[k] = ∂_{begin+k} U = λ(x[k] - μ_{begin+k}) (x, g at the chunk's first coordinate): the doubles
+  /// exact_gradient writes. Isotropic only (is_separable()).
+  void partial(Eigen::Index begin, Eigen::Index end, const double* x, double* g) const {
+    const Eigen::Index len = end - begin;
+    const double lambda = isotropic_precision;
+    const double* __restrict xp = x;
+    double* __restrict gp = g;
+    if (centered) {
+      for (Eigen::Index k = 0; k < len; ++k) gp[k] = lambda * xp[k];
+    } else {
+      const double* __restrict mu = mean.data() + begin;
+      for (Eigen::Index k = 0; k < len; ++k) gp[k] = lambda * (xp[k] - mu[k]);
+    }
   }
 
   void exact_gradient(const Eigen::VectorXd& x, Eigen::VectorXd& g) const {

@@ -47,25 +47,25 @@ struct Dynamics {
     s.reflections += manifold.flow(s.x, s.v, t);
     s.xi += (s.v.squaredNorm() / static_cast<double>(manifold.intrinsic_dim()) - 1.0) * t;
   }
-  /// A(t) after a kick that deferred its projection: v <- Λ(x)v and the flow fused (project_flow).
-  void A_projecting(State& s, double t) const {
-    s.reflections += project_flow(manifold, s.x, s.v, t);
-    s.xi += (s.v.squaredNorm() / static_cast<double>(manifold.intrinsic_dim()) - 1.0) * t;
-  }
   void B(State& s, double t) const { s.v *= std::exp(-s.xi * t); }
   void describe(const State& s, StepInfo& info) const {
     info.kinetic_energy = 0.5 * s.v.squaredNorm();
     info.thermostat = s.xi;
   }
   void B_explicit(State& s, double t) const { s.v *= 1.0 - s.xi * t; }
-  /// B(t1)·O(t)·B(t2) in one sweep: ξ does not change in O, so both dissipations are scalings.
-  /// With Projection::deferred the caller runs A_projecting next.
+  /// A·B·O·B·A with the fused sweep for the second flow (FusableDynamics): ξ does not change in B or O,
+  /// so B·O·B is the chunk kick v <- e^{-ξ b2}·(e^{-ξ b1}·v + (sd·ζ - o·g)). The first A runs on its
+  /// own: ξ after it depends on ‖v‖² after its flow, and the kick needs that ξ. Then the thermostat
+  /// update of the second A. On flat space this is the sub-step walk to the bit. Declines (returns
+  /// false) for the empirical Fisher.
   template <class P, class R>
-  bool BOB(State& s, double t1, const P& potential, double t, double t2, R& rng,
-           splitting::Projection projection = splitting::Projection::now) const {
+  bool fused_ABOBA(State& s, const ABOBATimes& t, const P& potential, R& rng) const {
     if (empirical_fisher) return false;
-    splitting::kick(manifold, s, potential, t, splitting::kick_sd(diffusion, noise_estimate, t), rng, std::exp(-s.xi * t1),
-                    std::exp(-s.xi * t2), projection);
+    A(s, t.a1);
+    const double pre = std::exp(-s.xi * t.b1), post = t.b2 == t.b1 ? pre : std::exp(-s.xi * t.b2);  // ABOBA: one exp
+    const splitting::KickCoefficients k{pre, post, splitting::kick_sd(diffusion, noise_estimate, t.o), t.o};
+    splitting::kick_sweep(manifold, s, potential, rng, k, 0.0, t.a2);
+    s.xi += (s.v.squaredNorm() / static_cast<double>(manifold.intrinsic_dim()) - 1.0) * t.a2;
     return true;
   }
 

@@ -1,10 +1,11 @@
 #pragma once
 // The shared O sub-step (DESIGN.md §4.2): v <- v + Λ(x)[-t ∇Ũ(x) + N(0, σ²)], σ² = 2Ct - V̂t².
 // Adding before projecting is exact: v is already tangent and Λ(x) is a linear projector, and the
-// projection also removes any rounding drift of v off the tangent space.
+// projection also removes any rounding drift of v off the tangent space. The scalar kick is one chunk
+// kick (BOBKick), run alone by O and inside the manifold's fused sweep by kick_sweep (ABOBA's B·O·B·A:
+// docs/architecture.md, "Fused paths: one hook").
 #include <algorithm>
 #include <cmath>
-#include <concepts>
 #include <string>
 
 #include <Eigen/Core>
@@ -12,8 +13,9 @@
 
 #include <sgmcmc/concepts/manifold.hpp>
 #include <sgmcmc/concepts/potential.hpp>
+#include <sgmcmc/concepts/random.hpp>
 #include <sgmcmc/modules/error.hpp>
-#include <sgmcmc/modules/random/stream.hpp>
+#include <sgmcmc/modules/simd/isa.hpp>
 #include <sgmcmc/modules/splitting/phase_state.hpp>
 
 namespace sgmcmc::splitting {
@@ -28,36 +30,120 @@ inline double kick_sd(double c, double noise_estimate, double t) {
   return std::sqrt(var);
 }
 
-/// Whether a kick ends with its projection, or leaves it to the flow that follows (`project_flow`).
-enum class Projection : bool { now, deferred };
+/// The coefficients of B(t1)·O(t)·B(t2) with scalar dissipations: v <- post·(pre·v + (sd·ζ - t·g)),
+/// pre = e^{-c t1}, post = e^{-c t2} (c = C for SGHMC, ξ for SGNHT), sd = kick_sd(...). A plain O is
+/// pre = post = 1 (multiplying by 1 is exact, so it is then the textbook v + (sd·ζ - t·g)).
+struct KickCoefficients {
+  double pre = 1.0, post = 1.0, sd = 0.0, t = 0.0;
+};
 
+namespace detail {
+// The kick's update, v_i <- post·(pre·v_i + (sd·z_i - t·g_i)), compiled twice like the sphere's sweeps
+// (modules/simd/isa.hpp): two-lane SSE2 (the x86-64 baseline) and, chosen at run time, four-lane AVX2.
+// Each lane does the same correctly rounded operations in the same order, no FMA: the same bits.
+SGMCMC_FORCE_INLINE void bob_update(double* __restrict v, const double* __restrict z, const double* __restrict g,
+                                    Eigen::Index len, const KickCoefficients& k) {
+  SGMCMC_NO_CONTRACT
+  const double pre = k.pre, post = k.post, sd = k.sd, t = k.t;
+  for (Eigen::Index i = 0; i < len; ++i) v[i] = post * (pre * v[i] + (sd * z[i] - t * g[i]));
+}
+[[SGMCMC_EXACT]] inline void bob_update_generic(double* v, const double* z, const double* g, Eigen::Index len,
+                                                const KickCoefficients& k) {
+  bob_update(v, z, g, len, k);
+}
+#if SGMCMC_ISA_DISPATCH
+[[SGMCMC_TARGET_AVX2]] inline void bob_update_avx2(double* v, const double* z, const double* g, Eigen::Index len,
+                                                   const KickCoefficients& k) {
+  bob_update(v, z, g, len, k);
+}
+#endif
+inline void dispatch_bob_update(double* v, const double* z, const double* g, Eigen::Index len, const KickCoefficients& k,
+                                simd::Isa isa = simd::best_isa()) {
+#if SGMCMC_ISA_DISPATCH
+  if (isa != simd::Isa::generic && len >= 64) return bob_update_avx2(v, z, g, len, k);  // short: not worth the switch
+#endif
+  bob_update_generic(v, z, g, len, k);
+}
+}  // namespace detail
+
+/// Coordinates per chunk of the kick's stack buffers (noise, separable gradient): 8 KB each, L1-sized.
+inline constexpr Eigen::Index kick_chunk = 1024;
+
+/// The dynamics' B·O·B as a chunk kick (concepts/manifold.hpp, ChunkKick): on v[begin, end),
+///   v_i <- post·(pre·v_i + (sd·ζ_i - t·g_i)),
+/// in this order of operations whatever the chunking, so any chunking gives the same bits.
+/// - ζ: when the engine is SplittableNormals, drawn `kick_chunk` values at a time into a stack buffer
+///   as the chunks come (consecutive fills equal one whole fill, so the draws are a whole fill's);
+///   otherwise read from s.noise, which the caller filled before the sweep.
+/// - g: s.gradient, computed by the caller before the sweep; or, with `inline_gradient` (a
+///   SeparablePotential whose is_separable() holds), the potential's partial(begin, end, x, g) on
+///   x[begin, end) as the kick sees it — after the sweep's first flow.
+/// The manifold must call it on consecutive chunks covering [0, N) in order (flow_kick_flow's contract).
+template <class P, class R>
+class BOBKick {
+ public:
+  BOBKick(PhaseState& s, const P& potential, R& rng, KickCoefficients k, bool inline_gradient)
+      : s_(s), potential_(potential), rng_(rng), k_(k), inline_gradient_(inline_gradient) {}
+
+  void operator()(Eigen::Index begin, Eigen::Index end) {
+    for (Eigen::Index b = begin; b < end; b += kick_chunk) {
+      const Eigen::Index len = std::min(kick_chunk, end - b);
+      alignas(64) double noise[kick_chunk];
+      alignas(64) double gradient[kick_chunk];
+      const double* z = noise;
+      if constexpr (SplittableNormals<R>) rng_.normals(noise, len);
+      else z = s_.noise.data() + b;
+      const double* g = gradient;
+      if (inline_gradient_) partial(b, len, gradient);
+      else g = s_.gradient.data() + b;
+      detail::dispatch_bob_update(s_.v.data() + b, z, g, len, k_);
+    }
+  }
+
+ private:
+  void partial(Eigen::Index b, Eigen::Index len, double* g) const {
+    if constexpr (SeparablePotential<P>) potential_.partial(b, b + len, s_.x.data() + b, g);
+  }
+
+  PhaseState& s_;
+  const P& potential_;
+  R& rng_;
+  KickCoefficients k_;
+  bool inline_gradient_;
+};
+
+/// The plain O sub-step with scalar noise sd: v <- Λ(x)(v + (sd·ζ - t·∇Ũ(x))), one fresh stochastic
+/// gradient (drawn before the noise: the potential may draw from the engine too).
 template <Manifold M, class P, class R>
-void kick(const M& manifold, PhaseState& s, const P& potential, double t, double sd, R& rng, double pre = 1.0,
-          double post = 1.0, Projection projection = Projection::now) {
-  // v <- post·Λ(pre·v + sd·ζ - t·g): `pre` and `post` fold exact friction sub-steps B on either side of
-  // the kick into its sweep (B·O·B in ABOBA). Λ is linear, so post·Λ(u) = Λ(post·u). With pre = post = 1
-  // the arithmetic is exactly the plain kick's (multiplying by 1 is exact). With Projection::deferred v
-  // is left unprojected: the caller must run project_flow next (ABOBA's B·O·B·A).
+void kick(const M& manifold, PhaseState& s, const P& potential, double t, double sd, R& rng) {
   potential.gradient(s.x, s.gradient, rng);
   ++s.gradient_evals;
-  if constexpr (std::same_as<R, random::Stream>) {
-    // A Stream's chunked fills are its whole fill to the bit (modules/random/stream.hpp), so the noise
-    // is drawn 1024 values at a time and used while still in L1: one sweep fewer over memory.
-    const Eigen::Index n = s.v.size();
-    constexpr Eigen::Index chunk = 1024;
-    for (Eigen::Index i0 = 0; i0 < n; i0 += chunk) {
-      const Eigen::Index len = std::min(chunk, n - i0);
-      rng.normals(s.noise.data() + i0, len);
-      double* __restrict v = s.v.data() + i0;
-      const double* __restrict g = s.gradient.data() + i0;
-      const double* __restrict z = s.noise.data() + i0;
-      for (Eigen::Index i = 0; i < len; ++i) v[i] = post * (pre * v[i] + (sd * z[i] - t * g[i]));
-    }
-  } else {
-    rng.normals(s.noise);
-    s.v = post * (pre * s.v + (sd * s.noise - t * s.gradient));
+  if constexpr (!SplittableNormals<R>) rng.normals(s.noise);
+  BOBKick<P, R> bob(s, potential, rng, KickCoefficients{1.0, 1.0, sd, t}, false);
+  bob(0, s.v.size());
+  manifold.project(s.x, s.v);
+}
+
+/// [A(t1)]·B·O·B·A(t2) as the manifold's fused sweep, flow_kick_flow(x, v, t1, BOBKick, t2): the
+/// sub-steps flow(t1), kick with coefficients k, project, flow(t2), as a dynamics whose A is the bare
+/// flow runs them (t1 = 0: no first flow; the caller ran its own A). A black-box gradient needs the
+/// whole position first, so then the first flow runs on its own and the gradient is computed on the
+/// whole vector before the sweep; a separable potential's gradient is computed inside the kick, and the
+/// first flow joins the sweep too. Counts the gradient and the reflections in s.
+template <Manifold M, class P, class R>
+void kick_sweep(const M& manifold, PhaseState& s, const P& potential, R& rng, const KickCoefficients& k, double t1,
+                double t2) {
+  bool separable = false;
+  if constexpr (SeparablePotential<P>) separable = potential.is_separable();
+  if (!separable) {
+    if (t1 != 0.0) s.reflections += manifold.flow(s.x, s.v, t1);
+    t1 = 0.0;
+    potential.gradient(s.x, s.gradient, rng);
   }
-  if (projection == Projection::now) manifold.project(s.x, s.v);
+  ++s.gradient_evals;
+  if constexpr (!SplittableNormals<R>) rng.normals(s.noise);  // after the gradient's own draws
+  BOBKick<P, R> bob(s, potential, rng, k, separable);
+  s.reflections += flow_kick_flow(manifold, s.x, s.v, t1, ChunkKick(bob), t2);
 }
 
 /// The same kick for a diagonal friction c: σ_i² = 2c_i t - V̂t², computed inline (no allocation).

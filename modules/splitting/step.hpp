@@ -2,42 +2,55 @@
 // The one skeleton every split sampler runs: walk the scheme's stages, calling the dynamics' sub-steps.
 // Flat and geodesic samplers share it; the dynamics' manifold supplies the geometry.
 #include <cstddef>
+#include <span>
 
 #include <sgmcmc/concepts/dynamics.hpp>
+#include <sgmcmc/modules/error.hpp>
 #include <sgmcmc/modules/splitting/kick.hpp>
 
 namespace sgmcmc::splitting {
 
+/// Whether stages[i..i+4] are A·B·O·B·A (ABOBA, or that run inside a longer scheme).
+inline bool aboba_at(std::span<const Stage> stages, std::size_t i) {
+  return i + 5 <= stages.size() && stages[i].op == Op::A && stages[i + 1].op == Op::B && stages[i + 2].op == Op::O &&
+         stages[i + 3].op == Op::B && stages[i + 4].op == Op::A;
+}
+
+/// One sub-step of the plain walk.
+template <class D, class P, class R>
+  requires Dynamics<D>
+void substep(const D& dyn, Op op, typename D::State& state, const P& potential, double t, R& rng) {
+  switch (op) {
+    case Op::A: dyn.A(state, t); break;
+    case Op::B: dyn.B(state, t); break;
+    case Op::B_explicit:
+      if constexpr (DynamicsWithExplicitFriction<D>) dyn.B_explicit(state, t);
+      else throw Error("scheme: a B_explicit stage (the Euler scheme) needs a dynamics with a first-order friction");
+      break;
+    case Op::O: dyn.O(state, potential, t, rng); break;
+  }
+}
+
+/// One step of size h: the scheme's stages in order. Where the scheme has the run A·B·O·B·A and the
+/// dynamics is a FusableDynamics, the run goes to its fused_ABOBA (the manifold's flow_kick_flow with
+/// the dynamics' chunk kick: docs/architecture.md, "Fused paths: one hook"); when that declines, and
+/// everywhere else, each stage is the dynamics' sub-step.
 template <class D, class S, class P, class R>
   requires Dynamics<D> && Scheme<S>
 void step(const D& dyn, const S& scheme, typename D::State& state, const P& potential, double h, R& rng) {
-  const auto stages = scheme.stages();
+  const std::span<const Stage> stages = scheme.stages();
   for (std::size_t i = 0; i < stages.size(); ++i) {
-    const Stage& st = stages[i];
-    const double t = st.fraction * h;
-    // B·O·B (ABOBA's middle): a dynamics may fold the two exact dissipations into the kick's sweep, and
-    // when a flow A follows, leave the kick's projection to that flow (Manifold's project_flow: the
-    // sphere projects and rotates in two sweeps instead of four).
-    if constexpr (requires {
-                    dyn.BOB(state, t, potential, t, t, rng, Projection::now);
-                    dyn.A_projecting(state, t);
-                  }) {
-      if (st.op == Op::B && i + 2 < stages.size() && stages[i + 1].op == Op::O && stages[i + 2].op == Op::B) {
-        const bool flow_next = i + 3 < stages.size() && stages[i + 3].op == Op::A;
-        if (dyn.BOB(state, t, potential, stages[i + 1].fraction * h, stages[i + 2].fraction * h, rng,
-                    flow_next ? Projection::deferred : Projection::now)) {
-          if (flow_next) dyn.A_projecting(state, stages[i + 3].fraction * h);
-          i += flow_next ? 3 : 2;
+    if constexpr (FusableDynamics<D>) {
+      if (aboba_at(stages, i)) {
+        const ABOBATimes times{stages[i].fraction * h, stages[i + 1].fraction * h, stages[i + 2].fraction * h,
+                               stages[i + 3].fraction * h, stages[i + 4].fraction * h};
+        if (dyn.fused_ABOBA(state, times, potential, rng)) {
+          i += 4;
           continue;
         }
       }
     }
-    switch (st.op) {
-      case Op::A: dyn.A(state, t); break;
-      case Op::B: dyn.B(state, t); break;
-      case Op::B_explicit: dyn.B_explicit(state, t); break;
-      case Op::O: dyn.O(state, potential, t, rng); break;
-    }
+    substep(dyn, stages[i].op, state, potential, stages[i].fraction * h, rng);
   }
 }
 

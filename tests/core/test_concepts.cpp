@@ -3,6 +3,8 @@
 // concept that accepts anything (a requirement list that checks nothing).
 #include <doctest/doctest.h>
 
+#include <type_traits>
+
 #include <sgmcmc/concepts/dynamics.hpp>
 #include <sgmcmc/concepts/manifold.hpp>
 #include <sgmcmc/concepts/potential.hpp>
@@ -60,6 +62,42 @@ struct DynamicsWithoutO {
   void A(State&, double) const {}
   void B(State&, double) const {}
   void B_explicit(State&, double) const {}
+};
+// The minimal Dynamics: A, B, O and no first-order friction (only the Euler scheme needs B_explicit).
+struct DynamicsWithoutExplicitFriction {
+  struct State {};
+  void A(State&, double) const {}
+  void B(State&, double) const {}
+  template <class P, class R> void O(State&, const P&, double, R&) const {}
+};
+struct FusableMinimalDynamics : DynamicsWithoutExplicitFriction {
+  template <class P, class R> bool fused_ABOBA(State&, const ABOBATimes&, const P&, R&) const { return false; }
+};
+struct DynamicsWithVoidFusion : DynamicsWithoutExplicitFriction {  // must say whether it fused
+  template <class P, class R> void fused_ABOBA(State&, const ABOBATimes&, const P&, R&) const {}
+};
+// Fused sweeps: the hook with the concrete ChunkKick, and near misses.
+struct ManifoldWithFusedSweepHook : ManifoldWithFlow {
+  std::uint64_t flow_kick_flow(Point&, Point&, double, ChunkKick, double) const { return 0; }
+};
+struct ManifoldWithVoidFusedSweep : ManifoldWithFlow {  // no reflection count
+  void flow_kick_flow(Point&, Point&, double, ChunkKick, double) const {}
+};
+struct ManifoldWithOldProjectFlow : ManifoldWithFlow {  // the retired hook: not a fused sweep
+  std::uint64_t project_flow(Point&, Point&, double) const { return 0; }
+};
+// Separable potentials: the chunk form, and near misses.
+struct SeparableQuadratic {
+  bool is_separable() const { return true; }
+  void partial(Eigen::Index, Eigen::Index, const double*, double*) const {}
+  void gradient(const Eigen::VectorXd& x, Eigen::VectorXd& g, auto&) const { g = x; }
+};
+struct ScalarPartialPotential {  // the retired per-coordinate form partial(i, x_i)
+  bool is_separable() const { return true; }
+  double partial(Eigen::Index, double xi) const { return xi; }
+};
+struct PartialWithoutFlag {
+  void partial(Eigen::Index, Eigen::Index, const double*, double*) const {}
 };
 struct EngineWithoutBelow {
   double normal();
@@ -166,6 +204,9 @@ static_assert(PotentialWithNoiseEstimate<models::Minibatch<models::VmfMixturePos
 static_assert(!PotentialWithNoiseEstimate<models::Gaussian>);
 static_assert(SeparablePotential<models::Gaussian>);
 static_assert(!SeparablePotential<models::Banana>);
+static_assert(SeparablePotential<SeparableQuadratic> && Potential<SeparableQuadratic>);
+static_assert(!SeparablePotential<ScalarPartialPotential> && !SeparablePotential<PartialWithoutFlag>);
+static_assert(!SeparablePotential<models::WithGradientNoise<models::Gaussian>>);  // its gradient draws: not separable
 static_assert(!Potential<PotentialWithoutRng>);
 
 static_assert(Manifold<Sphere> && Manifold<Simplex> && Manifold<Stiefel> && Manifold<DynamicProduct>);
@@ -175,6 +216,25 @@ static_assert(Dynamics<sghmc::Dynamics<Sphere>> && Dynamics<sgnht::Dynamics<Stie
 static_assert(Dynamics<sghmc::Dynamics<Euclidean>>);
 static_assert(Dynamics<sgnht::Dynamics<Euclidean>>);
 static_assert(!Dynamics<DynamicsWithoutO>);
+// B_explicit left the minimal contract: only the Euler scheme's refinement needs it.
+static_assert(Dynamics<DynamicsWithoutExplicitFriction> && !DynamicsWithExplicitFriction<DynamicsWithoutExplicitFriction>);
+static_assert(DynamicsWithExplicitFriction<sghmc::Dynamics<Euclidean>> && DynamicsWithExplicitFriction<sgnht::Dynamics<Sphere>>);
+// The dynamics half of the fused sweep.
+static_assert(FusableDynamics<sghmc::Dynamics<Euclidean>> && FusableDynamics<sghmc::Dynamics<Sphere>>);
+static_assert(FusableDynamics<sgnht::Dynamics<Euclidean>> && FusableDynamics<sgnht::Dynamics<DynamicProduct>>);
+static_assert(FusableDynamics<FusableMinimalDynamics>);
+static_assert(!FusableDynamics<DynamicsWithoutExplicitFriction> && !FusableDynamics<DynamicsWithVoidFusion>);
+// The manifold half: a named concept over one concrete kick type.
+static_assert(ManifoldWithFusedSweep<Euclidean> && ManifoldWithFusedSweep<Sphere>);
+static_assert(ManifoldWithFusedSweep<Product<Sphere, Euclidean>> && ManifoldWithFusedSweep<Power<Sphere>> &&
+              ManifoldWithFusedSweep<DynamicProduct>);
+static_assert(!ManifoldWithFusedSweep<Simplex> && !ManifoldWithFusedSweep<Stiefel>);  // the plain sequence applies
+static_assert(ManifoldWithFusedSweep<ManifoldWithFusedSweepHook>);
+static_assert(!ManifoldWithFusedSweep<ManifoldWithVoidFusedSweep> && !ManifoldWithFusedSweep<ManifoldWithOldProjectFlow>);
+// ChunkKick is a non-owning function reference: two words, trivially copyable, from any (begin, end) callable.
+static_assert(std::is_trivially_copyable_v<ChunkKick> && sizeof(ChunkKick) == 2 * sizeof(void*));
+static_assert(std::is_constructible_v<ChunkKick, decltype([](Eigen::Index, Eigen::Index) {})&>);
+static_assert(!std::is_constructible_v<ChunkKick, int> && !std::is_constructible_v<ChunkKick, decltype([](double*) {})&>);
 static_assert(Scheme<splitting::StageList>);
 
 TEST_CASE("schemes are palindromic where they claim second order") {

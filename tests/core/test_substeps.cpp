@@ -63,6 +63,25 @@ struct RecordingDynamics {
 };
 static_assert(Dynamics<RecordingDynamics>);
 
+// Records a fused A·B·O·B·A as one entry with its five times, or declines (then the walk records it).
+struct RecordingFusable : RecordingDynamics {
+  bool accept = true;
+  template <class P, class R> bool fused_ABOBA(State& s, const ABOBATimes& t, const P&, R&) const {
+    if (accept) s.log += fmt::format("F({} {} {} {} {}) ", t.a1, t.b1, t.o, t.b2, t.a2);
+    return accept;
+  }
+};
+static_assert(FusableDynamics<RecordingFusable> && !FusableDynamics<RecordingDynamics>);
+
+// The minimal contract: no B_explicit.
+struct RecordingWithoutExplicit {
+  struct State { std::string log; };
+  void A(State& s, double t) const { s.log += fmt::format("A{} ", t); }
+  void B(State& s, double t) const { s.log += fmt::format("B{} ", t); }
+  template <class P, class R> void O(State& s, const P&, double t, R&) const { s.log += fmt::format("O{} ", t); }
+};
+static_assert(Dynamics<RecordingWithoutExplicit> && !DynamicsWithExplicitFriction<RecordingWithoutExplicit>);
+
 }  // namespace
 
 TEST_CASE("each scheme calls its sub-steps in order with the right fractions of h") {
@@ -77,6 +96,39 @@ TEST_CASE("each scheme calls its sub-steps in order with the right fractions of 
   CHECK(run(splitting::baoab) == "B0.1 A0.1 O0.2 A0.1 B0.1 ");
   CHECK(run(splitting::obabo) == "O0.1 B0.1 A0.2 B0.1 O0.1 ");
   CHECK(run(splitting::euler) == "A0.2 E0.2 O0.2 ");
+}
+
+TEST_CASE("the skeleton hands every A·B·O·B·A run to a fusable dynamics, and walks the rest") {
+  // Catches: a skeleton that fuses a run that is not A·B·O·B·A, passes the wrong stage's fraction as a
+  // time, skips the stages after a fused run, or drops the run when the dynamics declines.
+  auto run = [](const RecordingFusable& dyn, const splitting::StageList& s, double h = 0.2) {
+    RecordingFusable::State st;
+    ScriptedEngine rng;
+    splitting::step(dyn, s, st, Quadratic{}, h, rng);
+    return st.log;
+  };
+  const RecordingFusable fuses{}, declines{{}, false};
+  CHECK(run(fuses, splitting::aboba) == "F(0.1 0.1 0.2 0.1 0.1) ");
+  CHECK(run(declines, splitting::aboba) == "A0.1 B0.1 O0.2 B0.1 A0.1 ");
+  CHECK(run(fuses, splitting::baoab) == "B0.1 A0.1 O0.2 A0.1 B0.1 ");
+  CHECK(run(fuses, splitting::obabo) == "O0.1 B0.1 A0.2 B0.1 O0.1 ");
+  CHECK(run(fuses, splitting::euler) == "A0.2 E0.2 O0.2 ");
+  // The run inside a longer scheme, with unequal fractions, twice.
+  const splitting::StageList twice{"twice",
+                                   {{{Op::O, 0.5}, {Op::A, 0.25}, {Op::B, 0.5}, {Op::O, 1.0}, {Op::B, 1.5}, {Op::A, 0.75},
+                                     {Op::A, 0.5}, {Op::B, 0.5}}},
+                                   8};
+  CHECK(run(fuses, twice, 0.5) == "O0.25 F(0.125 0.25 0.5 0.75 0.375) A0.25 B0.25 ");
+}
+
+TEST_CASE("the Euler scheme needs a dynamics with a first-order friction") {
+  // Catches: a B_explicit stage silently skipped (or run as B) on a dynamics of the minimal contract.
+  RecordingWithoutExplicit::State st;
+  ScriptedEngine rng;
+  splitting::step(RecordingWithoutExplicit{}, splitting::aboba, st, Quadratic{}, 0.2, rng);
+  CHECK(st.log == "A0.1 B0.1 O0.2 B0.1 A0.1 ");
+  CHECK_THROWS_WITH_AS(splitting::step(RecordingWithoutExplicit{}, splitting::euler, st, Quadratic{}, 0.2, rng),
+                       doctest::Contains("B_explicit"), Error);
 }
 
 TEST_CASE("SGHMC sub-steps A, B, B_explicit, O do exactly DESIGN.md §4.2") {

@@ -403,16 +403,15 @@ TEST_CASE("Stein identities (MATH.md §2.0b) on a vMF mixture on S^2 and a full-
 namespace {
 // gSGNHT as the SGGMC authors' public code has it: ξ <- ξ + (vᵀv/N - 1)t with N the *ambient* size
 // (MATH.md §0). The near miss the library must not be.
-// Both flows are replaced: ABOBA's second one runs as A_projecting (the kick's projection fused in).
+// It redefines A, so it declines the fused ABOBA (whose thermostat updates are the base's): the
+// skeleton then walks the sub-steps, this A included (concepts/dynamics.hpp, FusableDynamics).
 struct AmbientThermostat : sgnht::Dynamics<Sphere> {
   void A(State& s, double t) const {
     s.reflections += manifold.flow(s.x, s.v, t);
     s.xi += (s.v.squaredNorm() / static_cast<double>(manifold.ambient_size()) - 1.0) * t;
   }
-  void A_projecting(State& s, double t) const {
-    manifold.project(s.x, s.v);
-    A(s, t);
-  }
+  template <class P, class R>
+  bool fused_ABOBA(State&, const ABOBATimes&, const P&, R&) const { return false; }
 };
 static_assert(Dynamics<AmbientThermostat>);
 }  // namespace

@@ -103,6 +103,28 @@ struct WrongReflectionSimplex : Simplex {
     return nref;
   }
 };
+// A fused sweep that projects before it kicks: the kick's normal part survives into the flow.
+struct ProjectThenKickSphere : Sphere {
+  using Sphere::Sphere;
+  std::uint64_t flow_kick_flow(Eigen::Ref<VectorXd> x, Eigen::Ref<VectorXd> v, double t1, ChunkKick kick, double t2) const {
+    if (t1 != 0.0) flow(x, v, t1);
+    project(x, v);
+    kick(0, x.size());
+    return flow(x, v, t2);
+  }
+};
+// The right numbers, but the chunks kicked last first: a kick drawing its noise chunk by chunk would
+// draw it in another order than a whole fill.
+struct BackwardKickEuclidean : Euclidean {
+  using Euclidean::Euclidean;
+  std::uint64_t flow_kick_flow(Eigen::Ref<VectorXd> x, Eigen::Ref<VectorXd> v, double t1, ChunkKick kick, double t2) const {
+    x += t1 * v;
+    for (Eigen::Index e = x.size(); e > 0; e -= 2) kick(std::max<Eigen::Index>(e - 2, 0), e);
+    x += t2 * v;
+    return 0;
+  }
+};
+static_assert(ManifoldWithFusedSweep<ProjectThenKickSphere> && ManifoldWithFusedSweep<BackwardKickEuclidean>);
 // Takes Point& (not Ref): a Manifold, but not usable as a block of a Product.
 struct PointRefCircle {
   using Point = VectorXd;
@@ -116,8 +138,8 @@ struct PointRefCircle {
 
 // ---- Example instances of each manifold, for the law tests (Sophus2-style per-type example data). ----
 template <class M> std::vector<M> examples();
-template <> std::vector<Euclidean> examples() { return {Euclidean{1}, Euclidean{5}}; }
-template <> std::vector<Sphere> examples() { return {Sphere{2}, Sphere{3}, Sphere{10}}; }
+template <> std::vector<Euclidean> examples() { return {Euclidean{1}, Euclidean{5}, Euclidean{2500}}; }
+template <> std::vector<Sphere> examples() { return {Sphere{2}, Sphere{3}, Sphere{10}, Sphere{2053}}; }
 template <> std::vector<Simplex> examples() { return {Simplex{2}, Simplex{3}, Simplex{4}, Simplex{10}}; }
 template <> std::vector<Stiefel> examples() { return {Stiefel{4, 1}, Stiefel{5, 3}, Stiefel{3, 3}, Stiefel{10, 3}}; }
 using Torus = Product<Sphere, Sphere>;
@@ -127,8 +149,23 @@ template <> std::vector<Mixed> examples() { return {Mixed{Sphere{3}, Simplex{4},
 template <> std::vector<Power<Sphere>> examples() { return {Power{Sphere{3}, 4}}; }
 template <> std::vector<Power<Simplex>> examples() { return {Power{Simplex{3}, 3}}; }
 template <> std::vector<DynamicProduct> examples() {
-  return {DynamicProduct({Sphere{3}, Simplex{4}, Stiefel{5, 2}, Euclidean{2}}), DynamicProduct({Stiefel{3, 1}})};
+  return {DynamicProduct({Sphere{3}, Simplex{4}, Stiefel{5, 2}, Euclidean{2}}), DynamicProduct({Stiefel{3, 1}}),
+          DynamicProduct({Euclidean{1100}, Sphere{1500}, Euclidean{3}})};
 }
+// Flat blocks of several kick chunks each: Euclidean's fused sweep behind two levels of offsets.
+using Flat = Product<Euclidean, Power<Euclidean>>;
+template <> std::vector<Flat> examples() { return {Flat{Euclidean{1500}, Power{Euclidean{700}, 3}}}; }
+
+// Whether a manifold's flow_kick_flow must equal the plain sequence to the bit: yes for those whose
+// fused sweep does the same arithmetic (Euclidean and products of it) and for those without one; the
+// sphere's (and so a product with a sphere factor) computes its projected speed by an algebraically
+// equal formula and agrees to rounding (the kit's default tolerance).
+template <class M> constexpr bool fused_sweep_bitwise = true;
+template <> constexpr bool fused_sweep_bitwise<Sphere> = false;
+template <> constexpr bool fused_sweep_bitwise<Product<Sphere, Sphere>> = false;
+template <> constexpr bool fused_sweep_bitwise<Product<Sphere, Simplex, Euclidean, Stiefel>> = false;
+template <> constexpr bool fused_sweep_bitwise<Power<Sphere>> = false;
+template <> constexpr bool fused_sweep_bitwise<DynamicProduct> = false;
 template <> std::vector<oblique::Oblique> examples() { return {oblique::Oblique{3, 4}, oblique::Oblique{2, 1}}; }
 
 }  // namespace
@@ -141,13 +178,16 @@ static_assert(Manifold<PointRefCircle> && !BlockManifold<PointRefCircle>);
 static_assert(PotentialWithValue<models::Uniform>);
 
 TEST_CASE_TEMPLATE("every manifold obeys the manifold laws", M, Euclidean, Sphere, Simplex, Stiefel, Torus, Mixed,
-                   Power<Sphere>, Power<Simplex>, DynamicProduct, oblique::Oblique) {
+                   Power<Sphere>, Power<Simplex>, DynamicProduct, Flat, oblique::Oblique) {
   // Catches: anything the kit checks (projection, flow on M and tangent, |v|, group law, reversibility,
-  // dimension), for every shipped manifold and for the one-header user example.
+  // dimension, the fused sweep flow_kick_flow against the plain sequence — to the bit where it does the
+  // same arithmetic), for every shipped manifold and for the one-header user example.
   std::uint64_t seed = 11;
+  conformance::LawOptions options;
+  if (fused_sweep_bitwise<M>) options.tol.fused_sweep = 0.0;
   for (const M& m : examples<M>()) {
     CAPTURE(m.ambient_size());
-    const conformance::Report r = conformance::check_manifold_laws(m, seed++);
+    const conformance::Report r = conformance::check_manifold_laws(m, seed++, options);
     CHECK(r.laws.size() >= 12);
   }
 }
@@ -167,6 +207,10 @@ TEST_CASE("the conformance kit rejects broken manifolds") {
   fails(retraction, "flow is a one-parameter group");
   fails(retraction, "flow conserves ‖v‖");
   fails(conformance::manifold_laws(WrongReflectionSimplex{4}, 1), "flow keeps v tangent");
+  fails(conformance::manifold_laws(ProjectThenKickSphere{3}, 1), "flow_kick_flow is flow, kick, project, flow");
+  const auto backward = conformance::manifold_laws(BackwardKickEuclidean{5}, 1);
+  fails(backward, "flow_kick_flow kicks consecutive chunks covering [0, N) once");
+  CHECK(backward.find("flow_kick_flow is flow, kick, project, flow")->passed);  // only the order is wrong
   // And the real ones pass every law.
   CHECK(conformance::manifold_laws(Sphere{3}, 1).passed());
   CHECK(conformance::manifold_laws(Simplex{4}, 1).passed());
@@ -302,7 +346,7 @@ TEST_CASE("sphere: the SSE2 and AVX2 copies of the sweeps give the same bits") {
     return;
   }
   random::Stream rng(21, 0);
-  for (const Eigen::Index n : {2, 7, 8, 9, 31, 1000, 1003}) {
+  for (const Eigen::Index n : {2, 7, 8, 9, 31, 1000, 1003, 2051}) {
     const Sphere m{n};
     const VectorXd x = m.random_point(rng);
     VectorXd v(n);
@@ -315,12 +359,19 @@ TEST_CASE("sphere: the SSE2 and AVX2 copies of the sweeps give the same bits") {
     CHECK((p1.array() == p2.array()).all());
     for (const double t : {0.3, -1.7}) {
       VectorXd x1 = x, v1 = v, x2 = x, v2 = v;
-      const auto f1 = ds::dispatch_flow<true>(x1.data(), v1.data(), n, t, simd::Isa::generic);
-      const auto f2 = ds::dispatch_flow<true>(x2.data(), v2.data(), n, t, simd::Isa::avx2);
+      // The kicked sweep (kick, projection, flow), with a kick that reads x and scales v.
+      const auto kick1 = [&](Eigen::Index b, Eigen::Index e) {
+        for (Eigen::Index i = b; i < e; ++i) v1[i] = 0.75 * v1[i] + 0.25 * x1[i];
+      };
+      const auto kick2 = [&](Eigen::Index b, Eigen::Index e) {
+        for (Eigen::Index i = b; i < e; ++i) v2[i] = 0.75 * v2[i] + 0.25 * x2[i];
+      };
+      const auto f1 = ds::dispatch_flow_kicked(x1.data(), v1.data(), n, t, ChunkKick(kick1), simd::Isa::generic);
+      const auto f2 = ds::dispatch_flow_kicked(x2.data(), v2.data(), n, t, ChunkKick(kick2), simd::Isa::avx2);
       CHECK(((x1.array() == x2.array()).all() && (v1.array() == v2.array()).all()));
       CHECK((f1.xx == f2.xx && f1.xv == f2.xv && f1.alpha == f2.alpha));
-      const auto g1 = ds::dispatch_flow<false>(x1.data(), v1.data(), n, t, simd::Isa::generic);
-      const auto g2 = ds::dispatch_flow<false>(x2.data(), v2.data(), n, t, simd::Isa::avx2);
+      const auto g1 = ds::dispatch_flow(x1.data(), v1.data(), n, t, simd::Isa::generic);
+      const auto g2 = ds::dispatch_flow(x2.data(), v2.data(), n, t, simd::Isa::avx2);
       CHECK(((x1.array() == x2.array()).all() && (v1.array() == v2.array()).all()));
       CHECK((g1.xx == g2.xx && g1.xv == g2.xv && g1.alpha == g2.alpha));
     }
@@ -590,7 +641,9 @@ TEST_CASE("project and flow allocate nothing on Sphere, Simplex and the products
     m.flow(x, v, 0.8);
     m.flow(x, v, -0.3);
     w = v + VectorXd::Constant(m.ambient_size(), 0.1);
-    project_flow(m, x, w, 0.2);
+    const auto kick = [&](Eigen::Index b, Eigen::Index e) { w.segment(b, e - b) *= 0.9; };
+    flow_kick_flow(m, x, w, 0.0, ChunkKick(kick), 0.2);
+    flow_kick_flow(m, x, w, 0.1, ChunkKick(kick), 0.2);
     const double d = m.distance_to(x);
     Eigen::internal::set_is_malloc_allowed(true);
     CHECK(d < 1e-12);
