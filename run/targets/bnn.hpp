@@ -1,0 +1,78 @@
+#pragma once
+// The `bnn` target: the Bayesian neural net (models/bnn.hpp; SGHMC paper §4.2): d–hidden–classes,
+// sigmoid, softmax, N(0, 1/λ_l) priors starting at λ_l = prior_precision; gibbs_every k > 0 resamples
+// λ_1, λ_2 under their Gamma(1, 1) hyperprior after every k-th step (App. H.1: k = 100), else they stay
+// fixed (run/targets/gibbs.hpp). On a CSV of examples (the features, then a class label 0 … K−1);
+// on euclidean space of d·H + H + H·K + K coordinates, the manifold's `dim` when it gives none. The
+// file is read once, here; its errors name /target/data and the file's row.
+#include <algorithm>
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include <fmt/format.h>
+
+#include <sgmcmc/models/bnn.hpp>
+#include <sgmcmc/models/data/text.hpp>
+#include <sgmcmc/run/targets/common.hpp>
+#include <sgmcmc/run/targets/gibbs.hpp>
+
+namespace sgmcmc::run {
+
+template <>
+struct PrecisionsJson<models::BnnPrecisions> {
+  static json write(const models::BnnPrecisions& p) { return {{"layer1", p.layer1}, {"layer2", p.layer2}}; }
+  static void read(models::BnnPrecisions& p, const json& j, const std::string& path) {
+    Fields f(j, path);
+    p.layer1 = f.number("layer1", Range::positive);
+    p.layer2 = f.number("layer2", Range::positive);
+    f.finish();
+  }
+};
+
+static_assert(TargetWithState<GibbsTarget<models::Bnn>> && PotentialWithValue<GibbsTarget<models::Bnn>> &&
+              PotentialWithNoiseEstimate<GibbsTarget<models::Bnn>>);
+
+inline TargetEntry bnn_target() {
+  return {{"bnn"},
+          "the SGHMC paper's Bayesian neural net on a CSV (features, then a class label): data, hidden 50, classes, "
+          "prior_precision 1, batch_size min(100, N), threads 1, gibbs_every 0",
+          [](Fields& f, const ManifoldChoice& manifold) {
+            const std::string name = "bnn";
+            // The file first: a missing or malformed file is named before the other fields are checked.
+            const std::string path = f.string("data");
+            data::Dataset<double> d;
+            try {
+              d = data::load_class_csv(path);
+            } catch (const Error& e) {
+              fail(f.at("data"), e.what());
+            }
+            targets::require_manifold(f, manifold, name, "euclidean", "euclidean space");
+            const auto hidden = f.count("hidden", 50, 1);
+            const auto classes = f.count("classes", static_cast<std::uint64_t>(d.classes()), 2);
+            if (classes < static_cast<std::uint64_t>(d.classes()))
+              fail(f.at("classes"), fmt::format("{} has labels up to {}, so at least {} classes", path, d.classes() - 1, d.classes()));
+            const double lambda = f.number("prior_precision", 1.0, Range::positive);
+            const auto batch = f.count("batch_size", std::min<std::uint64_t>(100, d.size()), 1);
+            if (batch > d.size())
+              fail(f.at("batch_size"), fmt::format("expected at most the {} examples of {}, got {}", d.size(), path, batch));
+            const bool replace = f.boolean("with_replacement", false);
+            const auto threads = f.count("threads", 1, 1);
+            const auto gibbs_every = targets::read_gibbs_every(f, name, true);
+            models::Bnn m;
+            m.data = std::make_shared<const data::Dataset<float>>(d.cast<float>());
+            m.hidden = static_cast<Eigen::Index>(hidden), m.classes = static_cast<Eigen::Index>(classes);
+            m.precisions = std::make_shared<models::BnnPrecisions>(models::BnnPrecisions{lambda, lambda});
+            m.chunks = m.threads = static_cast<int>(threads);
+            const Eigen::Index own = m.dim();
+            if (const auto dim = manifold.dim(); dim && own != *dim)
+              fail(f.at("data"), fmt::format("a {}–{}–{} net on {} has {} weights but the manifold has {} coordinates", d.dim(), hidden,
+                                             classes, path, own, *dim));
+            GibbsTarget<models::Bnn> target{data::minibatch(std::move(m), batch, targets::sampling(replace)), gibbs_every};
+            json out = {{"name", name}, {"data", path}, {"hidden", hidden}, {"classes", classes}, {"prior_precision", lambda},
+                        {"batch_size", batch}, {"with_replacement", replace}, {"threads", threads}, {"gibbs_every", gibbs_every}};
+            return targets::make_choice(f, name, std::move(target), std::move(out), own);
+          }};
+}
+
+}  // namespace sgmcmc::run

@@ -1,0 +1,91 @@
+#pragma once
+// What every target entry (run/registry.hpp) shares: the fields every target accepts (`grad_noise`;
+// `gibbs_every`, which only targets with prior precisions take), the checks against the manifold
+// section parsed before it (its kind, its dimension, or no dimension yet), and the wrapping of a model
+// into the run layer's AnyTarget with the section's resolved record (DESIGN.md §5.1, docs/config.md).
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <utility>
+
+#include <Eigen/Core>
+#include <fmt/format.h>
+
+#include <sgmcmc/concepts/potential.hpp>
+#include <sgmcmc/models/minibatch.hpp>
+#include <sgmcmc/run/any_target.hpp>
+#include <sgmcmc/run/fields.hpp>
+#include <sgmcmc/run/registry.hpp>
+
+namespace sgmcmc::run::targets {
+
+/// Where a manifold that waits for the target's dimension (ManifoldChoice::deferred) was left without
+/// one: the missing `dim` of a euclidean section, or the missing section itself (its resolved record
+/// is then empty). The same paths run/manifold_spec.hpp names.
+inline std::string deferred_dim_path(const ManifoldChoice& m) {
+  const bool section = m.resolved.is_object() && !m.resolved.empty();
+  return section ? "/manifold/dim" : "/manifold";
+}
+
+/// The manifold's coordinates, for a target that does not fix its own dimension. A deferred manifold
+/// has none, and this target cannot give it one: the manifold section lacks its size, the error
+/// run/manifold_spec.hpp gives. Called first, so that error comes before any of the target's own.
+inline Eigen::Index manifold_dim(const ManifoldChoice& m) {
+  if (const auto d = m.dim()) return *d;
+  fail(deferred_dim_path(m), "required field is missing (the target does not fix a dimension)");
+}
+
+/// A target of `d` coordinates by construction (double_well 1, banana 2): the manifold must have as
+/// many, or takes them (deferred). Returns d, the target's natural_dim.
+inline Eigen::Index fixed_dim(const Fields& f, const std::string& name, const ManifoldChoice& m, Eigen::Index d) {
+  if (const auto dim = m.dim(); dim && *dim != d)
+    fail(f.path(), fmt::format("target '{}' is {}-dimensional but the manifold has {} coordinates", name, d, *dim));
+  return d;
+}
+
+/// The manifold's kind (its entry's canonical name); a deferred manifold is euclidean, the one kind
+/// that takes its dimension from the target.
+inline std::string manifold_kind(const ManifoldChoice& m) { return m.deferred ? std::string("euclidean") : m.kind; }
+
+/// A target that lives on one kind of manifold only: "vmf lives on a sphere (manifold.name = sphere)".
+inline void require_manifold(const Fields& f, const ManifoldChoice& m, const std::string& name, const std::string& kind,
+                             const std::string& where) {
+  if (manifold_kind(m) != kind) fail(f.at("name"), fmt::format("{} lives on {} (manifold.name = {})", name, where, kind));
+}
+
+/// The minibatch order a data target's `with_replacement` field selects (models/minibatch.hpp).
+inline models::Sampling sampling(bool with_replacement) {
+  return with_replacement ? models::Sampling::with_replacement : models::Sampling::without_replacement;
+}
+
+/// `gibbs_every` k ≥ 0: a Gibbs step on the prior precisions after steps k, 2k, ... (0: never). Only a
+/// target with precisions to resample takes it (`has_precisions`: bnn, bpmf, run/targets/gibbs.hpp);
+/// any other refuses the field rather than ignore it.
+inline std::uint64_t read_gibbs_every(Fields& f, const std::string& name, bool has_precisions) {
+  if (has_precisions) return f.count("gibbs_every", 0, 0);
+  if (f.find("gibbs_every"))
+    fail(f.at("gibbs_every"), fmt::format("only the bnn and bpmf targets have prior precisions for a Gibbs step; target '{}' has none", name));
+  return 0;
+}
+
+/// `grad_noise` σ ≥ 0 (default 0), which every target accepts: the sampler sees ∇Ũ + N(0, σ²I) (the
+/// SGHMC paper's simulated noise, Fig. 3; AnyTarget adds it). Recorded as "grad_noise".
+inline double read_grad_noise(Fields& f, json& resolved) {
+  const double sigma = f.number("grad_noise", 0.0, Range::non_negative);
+  resolved["grad_noise"] = sigma;
+  return sigma;
+}
+
+/// The parsed section: `model` behind AnyTarget with its gradient noise, and the record. Reads the
+/// fields every target shares, after the target's own (so their errors come in today's order): a
+/// target with a state of its own (TargetWithState: the Gibbs step's precisions) has read
+/// `gibbs_every` itself; any other refuses it.
+template <Potential P>
+TargetChoice make_choice(Fields& f, const std::string& name, P model, json resolved,
+                         std::optional<Eigen::Index> natural_dim = std::nullopt) {
+  if constexpr (!TargetWithState<P>) read_gibbs_every(f, name, false);
+  const double sigma = read_grad_noise(f, resolved);
+  return TargetChoice{AnyTarget(std::move(model), sigma), name, std::move(resolved), natural_dim};
+}
+
+}  // namespace sgmcmc::run::targets
