@@ -1,12 +1,15 @@
 // Per-step cost of the geodesic samplers (issue #5), ns per step and per ambient coordinate:
 //   Sphere           - SGGMC: sghmc::Sampler<Sphere> (ABOBA, friction 1) on vMF(μ, κ = 10) on S^{n-1};
 //   EuclideanGauss   - SGHMC: sghmc::Sampler<Euclidean> on N(0, I_n): the separable potential takes the
-//                      sampler's fused one-sweep path (the gradient is inlined, no gradient call);
+//                      one-sweep path (the gradient computed chunk by chunk inside the fused sweep);
 //   EuclideanLinear  - SGHMC: sghmc::Sampler<Euclidean> on the linear potential U = -bᵀx
 //                      (models::Linear, the same model class as the vMF): not separable, so the
-//                      sampler calls gradient(x, g) on the whole vector, as the sphere's kick does;
+//                      sampler calls gradient(x, g) on the whole vector before the fused sweep, as the
+//                      sphere's step does;
 //   Stiefel          - SGGMC: sghmc::Sampler<Stiefel> on V_{n,p} with a matrix vMF etr(FᵀX);
-//   SphereFlow, SphereProject - the sphere's flow (one A(h/2)) and projection alone.
+//   SphereFlow, SphereProject - the sphere's flow (one A(h/2)) and projection alone;
+//   SphereFlowKickFlow - the sphere's fused sweep flow_kick_flow(x, v, 0, kick, h/2) alone, with a
+//                      trivial chunk kick (v *= 1 - 1e-9): ABOBA's B·O·B·A minus the kick's own work.
 // Counters: `per_coord` = CPU time per step / ambient size, `per_step` = CPU time per step.
 // scripts/bench.sh runs this with repetitions and prints the medians and the ratios Sphere/Euclidean
 // that docs/benchmarks.md reports (goal of issue #5: Sphere within 1.5× of Euclidean for n ≥ 10³).
@@ -98,6 +101,22 @@ void BM_SphereFlow(benchmark::State& state) {
   set_counters(state, n);
 }
 
+void BM_SphereFlowKickFlow(benchmark::State& state) {
+  const Eigen::Index n = state.range(0);
+  const sgmcmc::Sphere m(n);
+  Stream rng(seed, 0);
+  Eigen::VectorXd x = m.random_point(rng), v(n);
+  rng.normals(v);
+  m.project(x, v);
+  const auto kick = [&](Eigen::Index b, Eigen::Index e) { v.segment(b, e - b) *= 1.0 - 1e-9; };
+  for (auto _ : state) {
+    m.flow_kick_flow(x, v, 0.0, sgmcmc::ChunkKick(kick), h / 2);
+    benchmark::DoNotOptimize(x.data());
+    benchmark::ClobberMemory();
+  }
+  set_counters(state, n);
+}
+
 void BM_SphereProject(benchmark::State& state) {
   const Eigen::Index n = state.range(0);
   const sgmcmc::Sphere m(n);
@@ -153,6 +172,7 @@ BENCHMARK(BM_Sphere)->Apply(dims);
 BENCHMARK(BM_EuclideanGauss)->Apply(dims);
 BENCHMARK(BM_EuclideanLinear)->Apply(dims);
 BENCHMARK(BM_SphereFlow)->Apply(dims);
+BENCHMARK(BM_SphereFlowKickFlow)->Apply(dims);
 BENCHMARK(BM_SphereProject)->Apply(dims);
 BENCHMARK(BM_Stiefel)->Apply(stiefel_dims);
 BENCHMARK(BM_StiefelFlow)->Apply(stiefel_dims);
