@@ -52,9 +52,15 @@ class AnyManifold {
 
   Eigen::Index ambient_size() const { return self_->ambient_size(); }
   Eigen::Index intrinsic_dim() const { return self_->intrinsic_dim(); }
-  void project(const Eigen::VectorXd& x, Eigen::VectorXd& v) const { self_->project(x, v); }
-  std::uint64_t flow(Eigen::VectorXd& x, Eigen::VectorXd& v, double t) const { return self_->flow(x, v, t); }
-  double distance_to(const Eigen::VectorXd& x) const { return self_->distance_to(x); }
+  void project(Eigen::Ref<const Eigen::VectorXd> x, Eigen::Ref<Eigen::VectorXd> v) const { self_->project(x, v); }
+  std::uint64_t flow(Eigen::Ref<Eigen::VectorXd> x, Eigen::Ref<Eigen::VectorXd> v, double t) const { return self_->flow(x, v, t); }
+  /// The wrapped manifold's fused sweep (ManifoldWithFusedSweep), or its plain sequence: a fused path
+  /// survives type erasure, since the chunk kick is one concrete type.
+  std::uint64_t flow_kick_flow(Eigen::Ref<Eigen::VectorXd> x, Eigen::Ref<Eigen::VectorXd> v, double t1, ChunkKick kick,
+                               double t2) const {
+    return self_->flow_kick_flow(x, v, t1, kick, t2);
+  }
+  double distance_to(Eigen::Ref<const Eigen::VectorXd> x) const { return self_->distance_to(x); }
   template <RandomEngine R>
   Point random_point(R& rng) const {
     AnyEngineRef ref(rng);
@@ -73,9 +79,11 @@ class AnyManifold {
     virtual ~Concept() = default;
     virtual Eigen::Index ambient_size() const = 0;
     virtual Eigen::Index intrinsic_dim() const = 0;
-    virtual void project(const Eigen::VectorXd& x, Eigen::VectorXd& v) const = 0;
-    virtual std::uint64_t flow(Eigen::VectorXd& x, Eigen::VectorXd& v, double t) const = 0;
-    virtual double distance_to(const Eigen::VectorXd& x) const = 0;
+    virtual void project(Eigen::Ref<const Eigen::VectorXd> x, Eigen::Ref<Eigen::VectorXd> v) const = 0;
+    virtual std::uint64_t flow(Eigen::Ref<Eigen::VectorXd> x, Eigen::Ref<Eigen::VectorXd> v, double t) const = 0;
+    virtual std::uint64_t flow_kick_flow(Eigen::Ref<Eigen::VectorXd> x, Eigen::Ref<Eigen::VectorXd> v, double t1, ChunkKick kick,
+                                         double t2) const = 0;
+    virtual double distance_to(Eigen::Ref<const Eigen::VectorXd> x) const = 0;
     virtual Point random_point(AnyEngineRef& rng) const = 0;
   };
   template <class M>
@@ -84,14 +92,47 @@ class AnyManifold {
     explicit Model(M manifold) : m(std::move(manifold)) {}
     Eigen::Index ambient_size() const override { return m.ambient_size(); }
     Eigen::Index intrinsic_dim() const override { return m.intrinsic_dim(); }
-    void project(const Eigen::VectorXd& x, Eigen::VectorXd& v) const override { m.project(x, v); }
-    std::uint64_t flow(Eigen::VectorXd& x, Eigen::VectorXd& v, double t) const override { return m.flow(x, v, t); }
-    double distance_to(const Eigen::VectorXd& x) const override { return m.distance_to(x); }
+    // Points pass as plain vectors where the manifold takes them so (a user's manifold may declare
+    // `Point&`): a Ref over a whole VectorXd is copied into one only for such a manifold.
+    void project(Eigen::Ref<const Eigen::VectorXd> x, Eigen::Ref<Eigen::VectorXd> v) const override {
+      if constexpr (requires { m.project(x, v); }) {
+        m.project(x, v);
+      } else {
+        Point xx = x, vv = v;
+        m.project(xx, vv);
+        v = vv;
+      }
+    }
+    std::uint64_t flow(Eigen::Ref<Eigen::VectorXd> x, Eigen::Ref<Eigen::VectorXd> v, double t) const override {
+      if constexpr (requires { m.flow(x, v, t); }) {
+        return m.flow(x, v, t);
+      } else {
+        Point xx = x, vv = v;
+        const std::uint64_t r = m.flow(xx, vv, t);
+        x = xx, v = vv;
+        return r;
+      }
+    }
+    std::uint64_t flow_kick_flow(Eigen::Ref<Eigen::VectorXd> x, Eigen::Ref<Eigen::VectorXd> v, double t1, ChunkKick kick,
+                                 double t2) const override {
+      if constexpr (requires { sgmcmc::flow_kick_flow(m, x, v, t1, kick, t2); }) {
+        return sgmcmc::flow_kick_flow(m, x, v, t1, kick, t2);
+      } else {
+        Point xx = x, vv = v;
+        const std::uint64_t r = sgmcmc::flow_kick_flow(m, xx, vv, t1, kick, t2);
+        x = xx, v = vv;
+        return r;
+      }
+    }
+    double distance_to(Eigen::Ref<const Eigen::VectorXd> x) const override {
+      if constexpr (requires { m.distance_to(x); }) return m.distance_to(x);
+      else return m.distance_to(Point(x));
+    }
     Point random_point(AnyEngineRef& rng) const override { return m.random_point(rng); }
   };
   std::shared_ptr<const Concept> self_;
 };
 
-static_assert(Manifold<AnyManifold>);
+static_assert(Manifold<AnyManifold> && ManifoldWithFusedSweep<AnyManifold>);
 
 }  // namespace sgmcmc

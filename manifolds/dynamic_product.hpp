@@ -1,20 +1,21 @@
 #pragma once
 // A product of manifolds whose factors are chosen at run time (MATH.md §1.5), for configurations read
 // from JSON: `{"name": "product", "factors": [{"name": "sphere", "n": 3}, {"name": "simplex", "n": 4}]}`
-// (DESIGN.md §5.1). Each factor is a std::variant of the shipped manifolds and every operation is one
-// std::visit per factor: no virtual calls, no allocation in project/flow. For factors known at compile
-// time prefer Product<...> (product.hpp), which inlines everything.
+// (docs/config.md). Each factor is an AnyManifold — a shipped manifold or a user's — and every
+// operation is one indirect call per factor on its block (no allocation for manifolds whose operations
+// take Eigen::Ref, as the shipped ones do). For factors known at compile time prefer Product<...>
+// (product.hpp), which inlines everything.
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <limits>
 #include <utility>
-#include <variant>
 #include <vector>
 
 #include <Eigen/Core>
 
 #include <sgmcmc/concepts/manifold.hpp>
+#include <sgmcmc/manifolds/any_manifold.hpp>
 #include <sgmcmc/manifolds/euclidean.hpp>
 #include <sgmcmc/manifolds/product.hpp>
 #include <sgmcmc/manifolds/simplex.hpp>
@@ -27,7 +28,7 @@ namespace sgmcmc {
 class DynamicProduct {
  public:
   using Point = Eigen::VectorXd;
-  using Factor = std::variant<Euclidean, Sphere, Simplex, Stiefel>;
+  using Factor = AnyManifold;  ///< any manifold: a shipped one, or a user's
 
   DynamicProduct() : DynamicProduct(std::vector<Factor>{Factor{Euclidean{}}}) {}
   explicit DynamicProduct(std::vector<Factor> factors) : factors_(std::move(factors)) {
@@ -35,7 +36,7 @@ class DynamicProduct {
     offsets_.reserve(factors_.size() + 1);
     offsets_.push_back(0);
     for (const auto& f : factors_)
-      offsets_.push_back(offsets_.back() + std::visit([](const auto& m) { return m.ambient_size(); }, f));
+      offsets_.push_back(offsets_.back() + f.ambient_size());
   }
 
   std::size_t size() const { return factors_.size(); }
@@ -47,14 +48,14 @@ class DynamicProduct {
   Eigen::Index ambient_size() const { return offsets_.back(); }
   Eigen::Index intrinsic_dim() const {
     Eigen::Index m = 0;
-    for (const auto& f : factors_) m += std::visit([](const auto& g) { return g.intrinsic_dim(); }, f);
+    for (const auto& f : factors_) m += f.intrinsic_dim();
     return m;
   }
 
   void project(Eigen::Ref<const Eigen::VectorXd> x, Eigen::Ref<Eigen::VectorXd> v) const {
     for (std::size_t i = 0; i < factors_.size(); ++i) {
       const Eigen::Index off = offsets_[i], len = offsets_[i + 1] - off;
-      std::visit([&](const auto& g) { g.project(x.segment(off, len), v.segment(off, len)); }, factors_[i]);
+      factors_[i].project(x.segment(off, len), v.segment(off, len));
     }
   }
   /// Every factor flows for the same t; returns the total number of reflections.
@@ -62,8 +63,7 @@ class DynamicProduct {
     std::uint64_t nref = 0;
     for (std::size_t i = 0; i < factors_.size(); ++i) {
       const Eigen::Index off = offsets_[i], len = offsets_[i + 1] - off;
-      nref += std::visit([&](const auto& g) -> std::uint64_t { return g.flow(x.segment(off, len), v.segment(off, len), t); },
-                         factors_[i]);
+      nref += factors_[i].flow(x.segment(off, len), v.segment(off, len), t);
     }
     return nref;
   }
@@ -75,11 +75,7 @@ class DynamicProduct {
     for (std::size_t i = 0; i < factors_.size(); ++i) {
       const Eigen::Index off = offsets_[i], len = offsets_[i + 1] - off;
       const auto block_kick = [&](Eigen::Index b, Eigen::Index e) { kick(off + b, off + e); };
-      nref += std::visit(
-          [&](const auto& g) -> std::uint64_t {
-            return sgmcmc::flow_kick_flow(g, x.segment(off, len), v.segment(off, len), t1, ChunkKick(block_kick), t2);
-          },
-          factors_[i]);
+      nref += factors_[i].flow_kick_flow(x.segment(off, len), v.segment(off, len), t1, ChunkKick(block_kick), t2);
     }
     return nref;
   }
@@ -89,7 +85,7 @@ class DynamicProduct {
     double d = 0.0;
     for (std::size_t i = 0; i < factors_.size(); ++i) {
       const Eigen::Index off = offsets_[i], len = offsets_[i + 1] - off;
-      d = std::max(d, std::visit([&](const auto& g) { return g.distance_to(x.segment(off, len)); }, factors_[i]));
+      d = std::max(d, factors_[i].distance_to(x.segment(off, len)));
     }
     return d;
   }
@@ -98,7 +94,7 @@ class DynamicProduct {
     Point x(ambient_size());
     for (std::size_t i = 0; i < factors_.size(); ++i) {
       const Eigen::Index off = offsets_[i], len = offsets_[i + 1] - off;
-      std::visit([&](const auto& g) { x.segment(off, len) = g.random_point(rng); }, factors_[i]);
+      x.segment(off, len) = factors_[i].random_point(rng);
     }
     return x;
   }

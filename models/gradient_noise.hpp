@@ -22,7 +22,7 @@ template <class P>
 struct WithGradientNoise {
   P base;
   double sd = 0.0;  ///< σ
-  mutable Eigen::VectorXd scratch;  ///< the noise draws (derived, not state: one potential per chain)
+  mutable Eigen::VectorXd scratch{};  ///< the noise draws (derived, not state: one potential per chain)
 
   Eigen::Index dim() const { return base.dim(); }
   template <class R>

@@ -600,7 +600,7 @@ TEST_CASE("products act blockwise and sum the reflections") {
   CHECK(pv == pd);
   random::Stream r1(14, 0), r2(14, 0);
   CHECK(prod.random_point(r1) == dyn.random_point(r2));
-  CHECK(std::get<Simplex>(dyn.factor(1)).guard_events() == 0);
+  CHECK(dyn.factor(1).get<Simplex>()->guard_events() == 0);
   CHECK(prod.distance_to(VectorXd::Zero(14)) == std::numeric_limits<double>::infinity());
   CHECK(dyn.distance_to(VectorXd::Zero(16)) == std::numeric_limits<double>::infinity());
 }
