@@ -14,16 +14,31 @@
 namespace sgmcmc {
 
 namespace detail::euclidean {
-// x += t·v, compiled for SSE2 and AVX2 like the sphere's sweeps (modules/simd/isa.hpp): elementwise,
-// correctly rounded, no FMA, so both copies (and Eigen's x += t * v) give the same bits.
+// The fused sweep, compiled for SSE2 and AVX2 like the sphere's sweeps (modules/simd/isa.hpp): per chunk
+// x += t1·v, the kick (an indirect call), x += t2·v. Elementwise, correctly rounded, no FMA, so both
+// copies (and Eigen's x += t * v) give the same bits.
+inline constexpr Eigen::Index kChunk = 1024;
 SGMCMC_FORCE_INLINE void advance(double* __restrict x, const double* __restrict v, Eigen::Index len, double t) {
   SGMCMC_NO_CONTRACT
   for (Eigen::Index i = 0; i < len; ++i) x[i] += t * v[i];
 }
-[[SGMCMC_EXACT]] inline void advance_generic(double* x, const double* v, Eigen::Index len, double t) { advance(x, v, len, t); }
+SGMCMC_FORCE_INLINE void sweep(double* x, double* v, Eigen::Index size, double t1, const ChunkKick& kick, double t2) {
+  SGMCMC_NO_CONTRACT
+  for (Eigen::Index b = 0; b < size; b += kChunk) {
+    const Eigen::Index len = std::min(kChunk, size - b);
+    if (t1 != 0.0) advance(x + b, v + b, len, t1);
+    kick(b, b + len);  // writes v[b, b + len) through its own pointers, between the two advances
+    advance(x + b, v + b, len, t2);
+  }
+}
+[[SGMCMC_EXACT]] inline void sweep_generic(double* x, double* v, Eigen::Index size, double t1, const ChunkKick& kick,
+                                           double t2) {
+  sweep(x, v, size, t1, kick, t2);
+}
 #if SGMCMC_ISA_DISPATCH
-[[SGMCMC_TARGET_AVX2]] inline void advance_avx2(double* x, const double* v, Eigen::Index len, double t) {
-  advance(x, v, len, t);
+[[SGMCMC_TARGET_AVX2]] inline void sweep_avx2(double* x, double* v, Eigen::Index size, double t1, const ChunkKick& kick,
+                                              double t2) {
+  sweep(x, v, size, t1, kick, t2);
 }
 #endif
 }  // namespace detail::euclidean
@@ -42,19 +57,18 @@ struct Euclidean {
     x += t * v;
     return 0;
   }
-  /// The fused sweep (ManifoldWithFusedSweep): per chunk of `chunk` coordinates, x += t1·v, the kick,
+  /// The fused sweep (ManifoldWithFusedSweep): per chunk of 1024 coordinates, x += t1·v, the kick,
   /// x += t2·v (t1 = 0: no first flow), so x and v cross memory once and each chunk is kicked while it
   /// is in L1. The same operations as flow, kick, flow (project is the identity): the same bits.
-  static constexpr Eigen::Index chunk = 1024;
   std::uint64_t flow_kick_flow(Eigen::Ref<Eigen::VectorXd> x, Eigen::Ref<Eigen::VectorXd> v, double t1, ChunkKick kick,
                                double t2) const {
-    const Eigen::Index size = x.size();
-    for (Eigen::Index b = 0; b < size; b += chunk) {
-      const Eigen::Index len = std::min(chunk, size - b);
-      if (t1 != 0.0) advance(x.data() + b, v.data() + b, len, t1);
-      kick(b, b + len);
-      advance(x.data() + b, v.data() + b, len, t2);
+#if SGMCMC_ISA_DISPATCH
+    if (x.size() >= 64 && simd::best_isa() != simd::Isa::generic) {  // short vectors: not worth the switch
+      detail::euclidean::sweep_avx2(x.data(), v.data(), x.size(), t1, kick, t2);
+      return 0;
     }
+#endif
+    detail::euclidean::sweep_generic(x.data(), v.data(), x.size(), t1, kick, t2);
     return 0;
   }
   double distance_to(Eigen::Ref<const Eigen::VectorXd> x) const {
@@ -66,14 +80,6 @@ struct Euclidean {
     Point x(n);
     rng.normals(x);
     return x;
-  }
-
- private:
-  static void advance(double* x, const double* v, Eigen::Index len, double t) {
-#if SGMCMC_ISA_DISPATCH
-    if (len >= 64 && simd::best_isa() != simd::Isa::generic) return detail::euclidean::advance_avx2(x, v, len, t);
-#endif
-    detail::euclidean::advance_generic(x, v, len, t);
   }
 };
 

@@ -37,35 +37,6 @@ struct KickCoefficients {
   double pre = 1.0, post = 1.0, sd = 0.0, t = 0.0;
 };
 
-namespace detail {
-// The kick's update, v_i <- post·(pre·v_i + (sd·z_i - t·g_i)), compiled twice like the sphere's sweeps
-// (modules/simd/isa.hpp): two-lane SSE2 (the x86-64 baseline) and, chosen at run time, four-lane AVX2.
-// Each lane does the same correctly rounded operations in the same order, no FMA: the same bits.
-SGMCMC_FORCE_INLINE void bob_update(double* __restrict v, const double* __restrict z, const double* __restrict g,
-                                    Eigen::Index len, const KickCoefficients& k) {
-  SGMCMC_NO_CONTRACT
-  const double pre = k.pre, post = k.post, sd = k.sd, t = k.t;
-  for (Eigen::Index i = 0; i < len; ++i) v[i] = post * (pre * v[i] + (sd * z[i] - t * g[i]));
-}
-[[SGMCMC_EXACT]] inline void bob_update_generic(double* v, const double* z, const double* g, Eigen::Index len,
-                                                const KickCoefficients& k) {
-  bob_update(v, z, g, len, k);
-}
-#if SGMCMC_ISA_DISPATCH
-[[SGMCMC_TARGET_AVX2]] inline void bob_update_avx2(double* v, const double* z, const double* g, Eigen::Index len,
-                                                   const KickCoefficients& k) {
-  bob_update(v, z, g, len, k);
-}
-#endif
-inline void dispatch_bob_update(double* v, const double* z, const double* g, Eigen::Index len, const KickCoefficients& k,
-                                simd::Isa isa = simd::best_isa()) {
-#if SGMCMC_ISA_DISPATCH
-  if (isa != simd::Isa::generic && len >= 64) return bob_update_avx2(v, z, g, len, k);  // short: not worth the switch
-#endif
-  bob_update_generic(v, z, g, len, k);
-}
-}  // namespace detail
-
 /// Coordinates per chunk of the kick's stack buffers (noise, separable gradient): 8 KB each, L1-sized.
 inline constexpr Eigen::Index kick_chunk = 1024;
 
@@ -79,30 +50,52 @@ inline constexpr Eigen::Index kick_chunk = 1024;
 ///   SeparablePotential whose is_separable() holds), the potential's partial(begin, end, x, g) on
 ///   x[begin, end) as the kick sees it — after the sweep's first flow.
 /// The manifold must call it on consecutive chunks covering [0, N) in order (flow_kick_flow's contract).
+/// Each chunk's work (the separable partial and the update) is compiled twice like the sphere's sweeps
+/// (modules/simd/isa.hpp): two-lane SSE2, the x86-64 baseline, and four-lane AVX2, chosen at run time
+/// (`isa`, the CPU's best by default). Every lane does the same correctly rounded operations in the same
+/// order, no FMA, so both copies give the same bits.
 template <class P, class R>
 class BOBKick {
  public:
-  BOBKick(PhaseState& s, const P& potential, R& rng, KickCoefficients k, bool inline_gradient)
-      : s_(s), potential_(potential), rng_(rng), k_(k), inline_gradient_(inline_gradient) {}
+  BOBKick(PhaseState& s, const P& potential, R& rng, KickCoefficients k, bool inline_gradient,
+          simd::Isa isa = simd::best_isa())
+      : s_(s), potential_(potential), rng_(rng), k_(k), inline_gradient_(inline_gradient),
+        wide_(SGMCMC_ISA_DISPATCH && isa != simd::Isa::generic) {}
+  BOBKick(const BOBKick&) = delete;  // held by reference in a ChunkKick
+  BOBKick& operator=(const BOBKick&) = delete;
 
   void operator()(Eigen::Index begin, Eigen::Index end) {
-    for (Eigen::Index b = begin; b < end; b += kick_chunk) {
-      const Eigen::Index len = std::min(kick_chunk, end - b);
-      alignas(64) double noise[kick_chunk];
-      alignas(64) double gradient[kick_chunk];
-      const double* z = noise;
-      if constexpr (SplittableNormals<R>) rng_.normals(noise, len);
-      else z = s_.noise.data() + b;
-      const double* g = gradient;
-      if (inline_gradient_) partial(b, len, gradient);
-      else g = s_.gradient.data() + b;
-      detail::dispatch_bob_update(s_.v.data() + b, z, g, len, k_);
+#if SGMCMC_ISA_DISPATCH
+    if (wide_ && end - begin >= 64) {  // a short chunk is not worth the switch
+      for (Eigen::Index b = begin; b < end; b += kick_chunk) chunk_avx2(b, std::min(kick_chunk, end - b));
+      return;
     }
+#endif
+    for (Eigen::Index b = begin; b < end; b += kick_chunk) chunk_generic(b, std::min(kick_chunk, end - b));
   }
 
  private:
-  void partial(Eigen::Index b, Eigen::Index len, double* g) const {
-    if constexpr (SeparablePotential<P>) potential_.partial(b, b + len, s_.x.data() + b, g);
+  SGMCMC_FORCE_INLINE void chunk(Eigen::Index b, Eigen::Index len) {
+    SGMCMC_NO_CONTRACT
+    alignas(64) double noise[kick_chunk];
+    alignas(64) double gradient[kick_chunk];
+    const double* z = noise;
+    if constexpr (SplittableNormals<R>) rng_.normals(noise, len);
+    else z = s_.noise.data() + b;
+    const double* g = gradient;
+    if (!inline_gradient_) g = s_.gradient.data() + b;
+    else if constexpr (SeparablePotential<P>) potential_.partial(b, b + len, s_.x.data() + b, gradient);
+    update(s_.v.data() + b, z, g, len, k_);
+  }
+  [[SGMCMC_EXACT]] void chunk_generic(Eigen::Index b, Eigen::Index len) { chunk(b, len); }
+#if SGMCMC_ISA_DISPATCH
+  [[SGMCMC_TARGET_AVX2]] void chunk_avx2(Eigen::Index b, Eigen::Index len) { chunk(b, len); }
+#endif
+  SGMCMC_FORCE_INLINE static void update(double* __restrict v, const double* __restrict z, const double* __restrict g,
+                                         Eigen::Index len, const KickCoefficients& k) {
+    SGMCMC_NO_CONTRACT
+    const double pre = k.pre, post = k.post, sd = k.sd, t = k.t;
+    for (Eigen::Index i = 0; i < len; ++i) v[i] = post * (pre * v[i] + (sd * z[i] - t * g[i]));
   }
 
   PhaseState& s_;
@@ -110,6 +103,7 @@ class BOBKick {
   R& rng_;
   KickCoefficients k_;
   bool inline_gradient_;
+  bool wide_;
 };
 
 /// The plain O sub-step with scalar noise sd: v <- Λ(x)(v + (sd·ζ - t·∇Ũ(x))), one fresh stochastic

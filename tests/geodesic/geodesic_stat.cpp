@@ -535,7 +535,7 @@ struct CrossSection {
 // steps are pooled per chain, and SEs come from the spread over chains (independent).
 CrossSection circle_cross_section(double h, double C, double vhat, int chains, int steps, int every, std::uint64_t seed) {
   const auto mix = circle_mixture();
-  const models::WithGradientNoise<models::VmfMixture> U{mix, std::sqrt(1000.0)};
+  const models::WithGradientNoise<models::VmfMixture> U{mix, std::sqrt(1000.0), {}};
   const sghmc::Sampler<Sphere> smp{{Sphere(2), sghmc::Friction(C), vhat}, splitting::aboba, schedule::StepSize::constant(h)};
   const VectorXd mu1 = mix.mus.col(0);
   const int snaps = steps / every;

@@ -221,23 +221,48 @@ TEST_CASE("non-fused cases go through the sub-step walk") {
 }
 
 TEST_CASE("the chunk kick's SSE2 and AVX2 copies give the textbook bits") {
-  // Catches: an update copy that lets a·b + c become an FMA or reorders the kick's operations (the
-  // fused path and the walk both run the dispatched copy, so only a direct check sees it).
+  // Catches: a copy that lets a·b + c become an FMA or reorders the kick's operations (the fused path
+  // and the walk both run the CPU's best copy, so only a direct check sees it), for a gradient read from
+  // the state and for a separable potential's partial computed inside the chunk; and a chunking (a long
+  // call split into 1024-coordinate pieces, a short one left to the baseline copy) that changes bits.
   random::Stream rng(29, 0);
-  for (const Eigen::Index n : {1, 63, 64, 67, 1024, 1029}) {
+  const splitting::KickCoefficients k{0.97, 0.93, 0.41, 0.07};
+  for (const Eigen::Index n : {1, 63, 64, 67, 1024, 1029, 2500}) {
     CAPTURE(n);
-    VectorXd v(n), z(n), g(n);
+    VectorXd x(n), v(n), z(n), g(n);
+    rng.normals(x);
     rng.normals(v);
     rng.normals(z);
     rng.normals(g);
-    const splitting::KickCoefficients k{0.97, 0.93, 0.41, 0.07};
+    const auto target = models::Gaussian::isotropic(VectorXd::LinSpaced(n, -1.0, 1.0), 0.7);
+    VectorXd partial(n);
+    target.exact_gradient(x, partial);
     VectorXd expected(n);
     for (Eigen::Index i = 0; i < n; ++i) expected[i] = k.post * (k.pre * v[i] + (k.sd * z[i] - k.t * g[i]));
     for (const simd::Isa isa : {simd::Isa::generic, simd::Isa::avx2}) {
       if (!simd::cpu_supports(isa)) continue;
-      VectorXd w = v;
-      splitting::detail::dispatch_bob_update(w.data(), z.data(), g.data(), n, k, isa);
-      CHECK(same_bits(w, expected));
+      CAPTURE(static_cast<int>(isa));
+      // The gradient from the state, the noise from s.noise (an engine without chunked fills).
+      splitting::PhaseState s(x, v);
+      s.gradient = g;
+      s.noise = z;
+      WholeFillEngine whole{random::Stream(1, 1)};
+      splitting::BOBKick<models::Gaussian, WholeFillEngine> kick(s, target, whole, k, false, isa);
+      kick(0, n);
+      CHECK(same_bits(s.v, expected));
+      // The separable partial inside the chunk, the noise drawn chunk by chunk from a Stream whose next
+      // n normals are z; called as two pieces, as a manifold's sweep may.
+      random::Stream chunked(31, 4), copy(31, 4);
+      VectorXd zs(n);
+      copy.normals(zs);
+      splitting::PhaseState t(x, v);
+      splitting::BOBKick<models::Gaussian, random::Stream> sep(t, target, chunked, k, true, isa);
+      sep(0, n / 3);
+      sep(n / 3, n);
+      VectorXd want(n);
+      for (Eigen::Index i = 0; i < n; ++i) want[i] = k.post * (k.pre * v[i] + (k.sd * zs[i] - k.t * partial[i]));
+      CHECK(same_bits(t.v, want));
+      CHECK(chunked.state() == copy.state());
     }
   }
 }
