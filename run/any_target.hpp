@@ -55,10 +55,14 @@ class AnyTarget {
     has_noise_estimate_ = PotentialWithNoiseEstimate<P>;
     has_state_ = TargetWithState<P>;
     dirichlet_ = DirichletType<P>;
+    // Separable only without added noise: the noise is drawn from the engine, and a separable
+    // gradient draws nothing (concepts/potential.hpp).
+    if constexpr (SeparablePotential<P>) separable_ = grad_noise == 0.0 && static_cast<const Model<P>&>(*self_).p.is_separable();
   }
   AnyTarget(const AnyTarget& o)
       : self_(o.self_ ? o.self_->clone() : nullptr), grad_noise_(o.grad_noise_), has_value_(o.has_value_),
-        has_noise_estimate_(o.has_noise_estimate_), has_state_(o.has_state_), dirichlet_(o.dirichlet_) {}
+        has_noise_estimate_(o.has_noise_estimate_), has_state_(o.has_state_), dirichlet_(o.dirichlet_),
+        separable_(o.separable_) {}
   AnyTarget(AnyTarget&&) noexcept = default;
   AnyTarget& operator=(const AnyTarget& o) {
     if (this != &o) *this = AnyTarget(o);
@@ -71,6 +75,10 @@ class AnyTarget {
   bool has_noise_estimate() const { return has_noise_estimate_; }  ///< per-example gradients (empirical Fisher)
   bool has_state() const { return has_state_; }                    ///< a state saved with the chain
   bool is_dirichlet_type() const { return dirichlet_; }
+  /// ∂_i U depends on x_i alone and the gradient draws nothing (SeparablePotential): samplers may
+  /// compute it chunk by chunk inside their sweep, through one indirect call per chunk.
+  bool is_separable() const { return separable_; }
+  void partial(Eigen::Index begin, Eigen::Index end, const double* x, double* g) const { self_->partial(begin, end, x, g); }
   /// A Dirichlet-type target with some α_i ≠ 1: its force is unbounded at the simplex faces.
   bool singular_at_faces() const { return dirichlet_ && self_->singular_at_faces(); }
 
@@ -125,6 +133,7 @@ class AnyTarget {
     virtual void exact_gradient(const Eigen::VectorXd& x, Eigen::VectorXd& g) const = 0;
     virtual const Eigen::VectorXd& concentration(random::Stream& rng) const = 0;
     virtual bool singular_at_faces() const = 0;
+    virtual void partial(Eigen::Index begin, Eigen::Index end, const double* x, double* g) const = 0;
     virtual void after_step(const Eigen::VectorXd& x, std::uint64_t t, const random::Stream& rng) = 0;
     virtual json state() const = 0;
     virtual void restore(const json* j, const std::string& path) = 0;
@@ -156,6 +165,9 @@ class AnyTarget {
       if constexpr (DirichletType<P>) return p.concentration(rng);
       else throw Error("unreachable: concentration of a target that is not Dirichlet-type");
     }
+    void partial(Eigen::Index begin, Eigen::Index end, const double* x, double* g) const override {
+      if constexpr (SeparablePotential<P>) p.partial(begin, end, x, g);
+    }
     bool singular_at_faces() const override {
       if constexpr (DirichletType<P>) return p.singular_at_faces();
       else return false;
@@ -181,10 +193,10 @@ class AnyTarget {
   };
   std::unique_ptr<Concept> self_;
   double grad_noise_ = 0.0;
-  bool has_value_ = false, has_noise_estimate_ = false, has_state_ = false, dirichlet_ = false;
+  bool has_value_ = false, has_noise_estimate_ = false, has_state_ = false, dirichlet_ = false, separable_ = false;
   mutable Eigen::VectorXd noise_;  ///< scratch for the gradient noise (one target per chain)
 };
 
-static_assert(PotentialWithValue<AnyTarget> && PotentialWithNoiseEstimate<AnyTarget>);
+static_assert(PotentialWithValue<AnyTarget> && PotentialWithNoiseEstimate<AnyTarget> && SeparablePotential<AnyTarget>);
 
 }  // namespace sgmcmc::run

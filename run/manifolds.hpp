@@ -1,9 +1,12 @@
 #pragma once
 // The shipped manifolds' registry entries: euclidean (its dimension may come from the target),
-// sphere, simplex, stiefel. (Not yet here: product, whose factors will be parsed through the registry
-// once DynamicProduct holds AnyManifold factors; the CLI still runs on run/config.hpp's parser.)
+// sphere, simplex, stiefel, and product (its factors parsed through the registry, so a registered
+// manifold can be a factor).
+#include <vector>
+
 #include <fmt/format.h>
 
+#include <sgmcmc/manifolds/dynamic_product.hpp>
 #include <sgmcmc/manifolds/euclidean.hpp>
 #include <sgmcmc/manifolds/simplex.hpp>
 #include <sgmcmc/manifolds/sphere.hpp>
@@ -68,11 +71,33 @@ inline ManifoldEntry stiefel_manifold() {
             return c;
           }};
 }
+/// {"name": "product", "factors": [manifold, ...]}: points are the factors' points concatenated.
+inline ManifoldEntry product_manifold() {
+  return {{"product"}, "a product of manifolds (factors)", [](Fields& f, const Registry& registry) {
+            const json& factors = f.get("factors");
+            if (!factors.is_array() || factors.empty()) fail(f.at("factors"), "expected a non-empty list of manifolds");
+            ManifoldChoice c;
+            c.kind = "product";
+            c.resolved = {{"name", "product"}, {"factors", json::array()}};
+            std::vector<AnyManifold> list;
+            for (std::size_t i = 0; i < factors.size(); ++i) {
+              const std::string path = fmt::format("{}/{}", f.at("factors"), i);
+              const ManifoldChoice factor = registry.parse_manifold(factors[i], path);
+              if (factor.deferred) fail(path + "/dim", "required field is missing");
+              list.push_back(factor.manifold);
+              c.resolved["factors"].push_back(factor.resolved);
+            }
+            c.manifold = DynamicProduct(std::move(list));
+            return c;
+          }};
+}
+
 inline void add_builtin_manifolds(Registry& r) {
   r.add(euclidean_manifold());
   r.add(sphere_manifold());
   r.add(simplex_manifold());
   r.add(stiefel_manifold());
+  r.add(product_manifold());
 }
 
 }  // namespace sgmcmc::run

@@ -14,6 +14,7 @@
 
 #include <fmt/format.h>
 
+#include <sgmcmc/run/builtin.hpp>
 #include <sgmcmc/run/config.hpp>
 #include <sgmcmc/run/make_chain.hpp>
 #include <sgmcmc/version.hpp>
@@ -22,6 +23,12 @@ namespace sgmcmc::run {
 
 inline constexpr const char* schema_name = "sgmcmc.run";
 inline constexpr int schema_version = 1;
+
+/// The registry of the shipped entries, built once.
+inline const Registry& shipped_registry() {
+  static const Registry registry = builtin_registry();
+  return registry;
+}
 
 struct Options {
   unsigned threads = 0;   ///< 0: one per core (at most one per chain)
@@ -97,9 +104,9 @@ inline std::vector<ChainStatus> advance_all(std::vector<std::unique_ptr<AnyChain
 }  // namespace detail
 
 /// Runs a config from scratch and returns the run record.
-inline json run(const json& config, const Options& opt = {}) {
+inline json run(const json& config, const Options& opt = {}, const Registry& registry = shipped_registry()) {
   const auto t0 = detail::Clock::now();
-  const RunConfig c = parse_config(config);
+  const RunConfig c = parse_config(config, registry);
   std::vector<std::unique_ptr<AnyChain>> chains;
   for (std::uint64_t i = 0; i < c.chains; ++i) chains.push_back(make_chain(c, static_cast<std::uint32_t>(i)));
   std::vector<Draws> draws(chains.size());
@@ -155,12 +162,12 @@ inline void validate_record(const json& r) {
 }
 
 /// Continues a record for `steps` more steps per chain, exactly as if the run had never stopped.
-inline json resume(const json& record, std::uint64_t steps, const Options& opt = {}) {
+inline json resume(const json& record, std::uint64_t steps, const Options& opt = {}, const Registry& registry = shipped_registry()) {
   validate_record(record);
   const auto t0 = detail::Clock::now();
   RunConfig c;
   try {
-    c = parse_config(record["config"]);
+    c = parse_config(record["config"], registry);
   } catch (const Error& e) {
     throw Error(std::string("/config") + e.what());
   }

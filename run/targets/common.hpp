@@ -21,7 +21,7 @@ namespace sgmcmc::run::targets {
 
 /// Where a manifold that waits for the target's dimension (ManifoldChoice::deferred) was left without
 /// one: the missing `dim` of a euclidean section, or the missing section itself (its resolved record
-/// is then empty). The same paths run/manifold_spec.hpp names.
+/// is then empty). The same paths run/config.hpp names.
 inline std::string deferred_dim_path(const ManifoldChoice& m) {
   const bool section = m.resolved.is_object() && !m.resolved.empty();
   return section ? "/manifold/dim" : "/manifold";
@@ -29,7 +29,7 @@ inline std::string deferred_dim_path(const ManifoldChoice& m) {
 
 /// The manifold's coordinates, for a target that does not fix its own dimension. A deferred manifold
 /// has none, and this target cannot give it one: the manifold section lacks its size, the error
-/// run/manifold_spec.hpp gives. Called first, so that error comes before any of the target's own.
+/// run/config.hpp gives. Called first, so that error comes before any of the target's own.
 inline Eigen::Index manifold_dim(const ManifoldChoice& m) {
   if (const auto d = m.dim()) return *d;
   fail(deferred_dim_path(m), "required field is missing (the target does not fix a dimension)");
