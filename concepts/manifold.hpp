@@ -63,7 +63,9 @@ class ChunkKick {
     requires(!std::same_as<std::remove_cvref_t<F>, ChunkKick> && std::invocable<F&, Eigen::Index, Eigen::Index>)
   ChunkKick(F&& f) noexcept  // NOLINT(google-explicit-constructor): a function reference converts implicitly
       : object_(const_cast<void*>(static_cast<const void*>(std::addressof(f)))),
-        call_([](void* o, Eigen::Index begin, Eigen::Index end) { (*static_cast<std::remove_reference_t<F>*>(o))(begin, end); }) {}
+        call_([](void* o, Eigen::Index begin, Eigen::Index end) {
+          (*static_cast<std::remove_reference_t<F>*>(o))(begin, end);
+        }) {}
 
   /// Kicks v[begin, end).
   void operator()(Eigen::Index begin, Eigen::Index end) const { call_(object_, begin, end); }
