@@ -33,7 +33,7 @@ struct State : recipe::RiemannianState {
   Eigen::VectorXd r;  ///< the momentum
 };
 
-template <class Metric>
+template <recipe::Metric Metric>
 struct Sampler {
   using State = sgrhmc::State;
   static constexpr Statistics statistics =

@@ -27,7 +27,7 @@ namespace sgmcmc::sgrld {
 
 using State = recipe::RiemannianState;
 
-template <class Metric>
+template <recipe::Metric Metric>
 struct Sampler {
   using State = sgrld::State;
   static constexpr Statistics statistics = Statistic::step_size | Statistic::gradient_evals;

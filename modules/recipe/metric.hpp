@@ -206,3 +206,35 @@ struct Dense {
 template <class F> Dense(F) -> Dense<F>;
 
 }  // namespace sgmcmc::recipe::metric
+
+namespace sgmcmc::recipe {
+
+namespace detail {
+struct ArchetypeExactPotential {
+  void gradient(const Eigen::VectorXd&, Eigen::VectorXd&, sgmcmc::detail::ArchetypeEngine&) const;
+  double value(const Eigen::VectorXd&) const;
+  void exact_gradient(const Eigen::VectorXd&, Eigen::VectorXd&) const;
+};
+}  // namespace detail
+
+/// A Riemannian metric G(θ) for SGRLD and (g)SGRHMC: `validate()` throws on bad parameters, and
+/// `evaluate(potential, θ, out)` writes G⁻¹, G^{-1/2} and their row divergences at θ into `out`
+/// (metric::Value) — a deterministic function of θ (it may use the potential's exact value and
+/// gradient, never the stochastic one, or Γ would lose its meaning).
+/// @code
+///   struct Unit { void validate() const {}
+///     void evaluate(const auto&, const Eigen::VectorXd& t, metric::Value& out) const {
+///       out.diagonal = true; out.inv_diag.setOnes(t.size()); out.inv_sqrt_diag.setOnes(t.size());
+///       out.div_inv.setZero(t.size()); out.div_inv_sqrt.setZero(t.size()); } };
+/// @endcode
+template <class G, class P = detail::ArchetypeExactPotential>
+concept Metric = std::copy_constructible<G> && requires(const G g, const P& potential, const Eigen::VectorXd& theta,
+                                                        metric::Value& out) {
+  g.validate();
+  g.evaluate(potential, theta, out);
+};
+
+static_assert(Metric<metric::LevelSet> && Metric<metric::FisherDiagonal> && Metric<metric::ConstantDiagonal> &&
+              Metric<metric::ConstantDense>);
+
+}  // namespace sgmcmc::recipe

@@ -11,6 +11,7 @@
 #include <sgmcmc/concepts/random.hpp>
 #include <sgmcmc/concepts/sampler.hpp>
 #include <sgmcmc/run/chain.hpp>
+#include <sgmcmc/run/metric_spec.hpp>
 #include <sgmcmc/samplers/recipe.hpp>
 #include <sgmcmc/samplers/sgrhmc.hpp>
 #include <sgmcmc/samplers/sgrld.hpp>
@@ -156,6 +157,12 @@ struct GibbsPotential {
   void after_step(const Eigen::VectorXd&, std::uint64_t, const random::Stream&) {}
 };
 }  // namespace
+
+struct MetricWithoutEvaluate {
+  void validate() const {}
+};
+static_assert(recipe::Metric<recipe::metric::LevelSet> && recipe::Metric<run::AnyMetric>);
+static_assert(!recipe::Metric<MetricWithoutEvaluate> && !recipe::Metric<recipe::metric::Value>);
 
 static_assert(Sampler<MinimalSampler>);
 static_assert(!Sampler<SamplerReturningDouble>);
