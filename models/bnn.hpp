@@ -7,18 +7,18 @@
 //   A = W1ᵀX + b1, Z = σ(A), O = W2ᵀZ + b2, P = softmax(O); δO = P − Y; ∇W2 = Z δOᵀ; δA = (W2 δO)⊙Z⊙(1−Z);
 //   ∇W1 = X δAᵀ.
 // The data are shared (shared_ptr<const Dataset<float>>); the batch is gathered into a scratch matrix.
-// Optional threading (`chunks`, `threads`): fixed parts of the batch on std::jthreads, summed in part
-// order, so a run gives the same bits on 1 or 2 threads.
+// Optional threading (`chunks`, `threads`): fixed parts of the batch on the library's worker pool,
+// summed in part order, so a run gives the same bits on 1 or 2 threads.
 #include <cmath>
 #include <algorithm>
 #include <memory>
-#include <thread>
 #include <vector>
 
 #include <Eigen/Core>
 
 #include <sgmcmc/models/data/dataset.hpp>
 #include <sgmcmc/models/minibatch.hpp>
+#include <sgmcmc/modules/parallel/worker_pool.hpp>
 #include <sgmcmc/modules/random/distributions.hpp>
 
 namespace sgmcmc::models {
@@ -47,6 +47,7 @@ struct Bnn {
   struct Scratch {
     std::vector<Part> parts;
     std::vector<std::size_t> one;
+    parallel::WorkerPoolSlot pool;  ///< the part threads; a copied model starts with its own (empty) slot
   };
   mutable Scratch s;  ///< per potential copy (one chain); reused, so a step allocates nothing after the first
 
@@ -91,19 +92,15 @@ struct Bnn {
       add_part_gradient(th, idx, 0, n, s.parts[0], g, scale);
       return;
     }
-    auto run = [&](std::size_t w, std::size_t stride) {
-      for (std::size_t c = w; c < k; c += stride) {
-        Part& p = s.parts[c];
-        p.g.setZero(g.size());
-        add_part_gradient(th, idx, c * n / k, (c + 1) * n / k, p, p.g, scale);
-      }
+    auto part = [&](std::size_t c, unsigned /*worker*/) {
+      Part& p = s.parts[c];
+      p.g.setZero(g.size());
+      add_part_gradient(th, idx, c * n / k, (c + 1) * n / k, p, p.g, scale);
     };
-    const auto t = std::min(k, static_cast<std::size_t>(std::max(1, threads)));
-    {
-      std::vector<std::jthread> workers;
-      for (std::size_t w = 1; w < t; ++w) workers.emplace_back(run, w, t);
-      run(0, t);
-    }  // joined here
+    // The library's one thread pool (modules/parallel/worker_pool.hpp), created on the first gradient:
+    // a step pays a wake-up, not thread creation. Part c's result depends on c alone.
+    const auto t = static_cast<unsigned>(std::min(k, static_cast<std::size_t>(std::max(1, threads))));
+    s.pool.get(t).for_each(k, part);
     for (std::size_t c = 0; c < k; ++c) g += s.parts[c].g;  // fixed order: independent of `threads`
   }
   /// g += scale · Σ_{i ∈ idx[begin, end)} ∇(-log p(y_i | x_i, θ)), by backprop on the part's scratch.

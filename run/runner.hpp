@@ -14,6 +14,7 @@
 
 #include <fmt/format.h>
 
+#include <sgmcmc/modules/parallel/worker_pool.hpp>
 #include <sgmcmc/run/builtin.hpp>
 #include <sgmcmc/run/config.hpp>
 #include <sgmcmc/run/make_chain.hpp>
@@ -80,23 +81,21 @@ inline std::vector<ChainStatus> advance_all(std::vector<std::unique_ptr<AnyChain
                                             std::uint64_t steps, const Retention& keep, const Options& opt) {
   std::vector<ChainStatus> status(chains.size());
   std::atomic<std::uint64_t> done{0};
-  std::atomic<std::size_t> next{0};
   unsigned threads = opt.threads ? opt.threads : std::max(1u, std::thread::hardware_concurrency());
   threads = static_cast<unsigned>(std::min<std::size_t>(threads, chains.size()));
   {
     ProgressBar bar(opt.progress, steps * chains.size(), done);
-    auto work = [&] {
-      for (std::size_t i; (i = next.fetch_add(1)) < chains.size();) {
-        try {
-          status[i] = chains[i]->advance(steps, keep, draws[i], &done);
-        } catch (const std::exception& e) {
-          status[i].error = e.what();
-        }
+    // The library's one thread pool (modules/parallel/worker_pool.hpp): chain i is advanced by whichever
+    // worker takes index i, and its result depends on i alone.
+    auto work = [&](std::size_t i, unsigned /*worker*/) {
+      try {
+        status[i] = chains[i]->advance(steps, keep, draws[i], &done);
+      } catch (const std::exception& e) {
+        status[i].error = e.what();
       }
     };
-    std::vector<std::jthread> pool;
-    for (unsigned t = 1; t < threads; ++t) pool.emplace_back(work);
-    work();
+    parallel::WorkerPool pool(threads);
+    pool.for_each(chains.size(), work);
   }
   return status;
 }
