@@ -13,6 +13,8 @@
 #include <sgmcmc/modules/random/stream.hpp>
 #include <sgmcmc/modules/splitting/step.hpp>
 #include <sgmcmc/run/chain.hpp>
+#include <sgmcmc/run/evaluation.hpp>
+#include <thread>
 #include <sgmcmc/samplers/hmc.hpp>
 #include <sgmcmc/samplers/sghmc.hpp>
 #include <sgmcmc/samplers/sgld.hpp>
@@ -302,6 +304,34 @@ TEST_CASE("the driver's observers: a user condition and a wall-clock budget stop
   // A zero budget stops at the first clock reading (every 64 steps).
   CHECK(chain.run(Retention{}, WallClockBudget{0.0}).ok());
   CHECK(chain.steps_done == 37 + 64);
+}
+
+TEST_CASE("evaluation observers: every k steps and at the last, off the sampling clock; a sampling-time budget") {
+  // Catches: an evaluation at the wrong steps (off by one, or missing the last), evaluation time counted
+  // as sampling time (the curves' "seconds" would include the held-out passes), an evaluation's stop
+  // ignored, and a budget on wall time instead of sampling time.
+  sgld::Sampler<Euclidean> smp{Euclidean(1), schedule::StepSize::constant(0.01), 0.0};
+  Chain chain(smp, Quadratic{}, VectorXd{{0.0}}, random::Stream(1, 0));
+  SamplingClock clock;
+  std::vector<std::uint64_t> at;
+  auto slow = [&](const StepEvent& e) {
+    at.push_back(e.step);
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  };
+  CHECK(chain.run(Retention{}, StopAfter{25}, Every{10, slow, &clock, 25}).ok());
+  CHECK(at == std::vector<std::uint64_t>{10, 20, 25});
+  CHECK(clock.seconds() < 0.03);  // three 20-ms evaluations excluded; 25 SGLD steps take microseconds
+  CHECK(clock.seconds() >= 0.0);
+  // An evaluation may stop the chain.
+  auto stop_at_40 = [](const StepEvent& e) { return e.step >= 40 ? Control::stop : Control::proceed; };
+  CHECK(chain.run(Retention{}, Every{5, stop_at_40}).ok());
+  CHECK(chain.steps_done == 40);
+  // The budget reads the sampling clock: with the evaluations excluded, 3 × 20 ms of evaluation every
+  // step does not use up a 10-ms budget within 3 steps (a wall-clock budget would stop at step 1).
+  clock.restart();
+  at.clear();
+  CHECK(chain.run(Retention{}, Every{1, slow, &clock}, SamplingBudget{0.01, &clock, 1}, StopAfter{3}).ok());
+  CHECK(at.size() == 3);
 }
 
 TEST_CASE("StepInfo: HMC reports acceptance, energy and divergence; SGNHT its thermostat") {
