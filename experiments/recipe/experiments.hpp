@@ -8,9 +8,13 @@
 //   sghmc_fig1  SGHMC paper Fig. 1: the double well with N(0, 4) gradient noise
 //   sghmc_fig2  SGHMC paper Fig. 2: noisy Hamiltonian dynamics without friction diverge; SGHMC does not
 //   sghmc_fig3  SGHMC paper Fig. 3: autocorrelation time vs covariance error, SGHMC and SGLD, 5 step sizes
+// Every run goes through the library's driver loop (run/chain.hpp); what an experiment records after
+// a step (a trace, a thinned sample, an energy every k steps) is an observer of that loop.
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <Eigen/Dense>
@@ -22,7 +26,10 @@
 #include <sgmcmc/models/gaussian.hpp>
 #include <sgmcmc/models/gradient_noise.hpp>
 #include <sgmcmc/modules/diagnostics/ess.hpp>
+#include <sgmcmc/modules/error.hpp>
 #include <sgmcmc/modules/random/stream.hpp>
+#include <sgmcmc/run/chain.hpp>
+#include <sgmcmc/run/evaluation.hpp>
 #include <sgmcmc/samplers/hmc.hpp>
 #include <sgmcmc/samplers/recipe.hpp>
 #include <sgmcmc/samplers/sghmc.hpp>
@@ -54,18 +61,26 @@ inline double kl_divergence(const std::vector<double>& freq, const std::vector<d
   return kl;
 }
 
+/// Runs `chain` `steps` more steps through the driver loop, every step seen by `observers`. A chain
+/// that stops early (a non-finite state) would leave a figure's numbers silently short: an error.
+template <class C, Observer... O>
+void run_steps(C& chain, long steps, const Retention& keep, O&&... observers) {
+  if (steps <= 0) return;  // StopAfter{0} would still take one step
+  const ChainStatus status = chain.run(keep, StopAfter{static_cast<std::uint64_t>(steps)}, std::forward<O>(observers)...);
+  if (!status.ok()) throw Error(status.error);
+}
+
 /// Runs `steps` steps from x0 and returns θ (first coordinate) after every step.
 template <class S, class P>
 std::vector<double> trace(const S& sampler, const P& potential, const VectorXd& x0, long steps, std::uint64_t seed,
                           std::uint32_t stream = 0) {
-  random::Stream rng(seed, stream);
-  auto s = sampler.init(x0, rng);
+  Chain chain(sampler, potential, x0, random::Stream(seed, stream));
   std::vector<double> out;
-  out.reserve(static_cast<std::size_t>(steps));
-  for (long t = 0; t < steps; ++t) {
-    sampler.step(s, potential, rng, static_cast<std::uint64_t>(t));
-    out.push_back(sampler.position(s)[0]);
-  }
+  out.reserve(static_cast<std::size_t>(std::max(0L, steps)));
+  run_steps(chain, steps, Retention{}, [&](const StepEvent& e) {
+    out.push_back(e.position[0]);
+    return Control::proceed;
+  });
   return out;
 }
 
@@ -152,15 +167,15 @@ inline json fig2_right(long steps, long keep_every, double h, std::uint64_t seed
   const auto sched = schedule::StepSize::constant(h);
   json out = {{"h", h}, {"steps", steps}, {"keep_every", keep_every}};
   auto run = [&](const std::string& name, auto sampler, std::uint32_t stream) {
-    random::Stream rng(seed, stream);
-    auto s = sampler.init(x0, rng);
+    Chain chain(std::move(sampler), U, x0, random::Stream(seed, stream));
     std::vector<double> a, b, all0;
-    for (long t = 0; t < steps; ++t) {
-      sampler.step(s, U, rng, static_cast<std::uint64_t>(t));
-      const VectorXd& x = sampler.position(s);
+    // Every step enters E θ₁² and its ESS; every keep_every-th step is a plotted sample.
+    run_steps(chain, steps, Retention{0, static_cast<std::uint64_t>(keep_every)}, [&](const StepEvent& e) {
+      const VectorXd& x = e.position;
       all0.push_back(x[0] * x[0]);
-      if ((t + 1) % keep_every == 0) a.push_back(x[0]), b.push_back(x[1]);
-    }
+      if (e.kept) a.push_back(x[0]), b.push_back(x[1]);
+      return Control::proceed;
+    });
     double m = 0;
     for (double v : all0) m += v;
     out["methods"].push_back({{"method", name}, {"theta1", a}, {"theta2", b},
@@ -182,13 +197,12 @@ inline json sghmc_fig1(long samples, std::uint64_t seed) {
   const auto sched = schedule::StepSize::constant(0.1);
   json out = {{"samples", samples}, {"truth", P}, {"bins", {-2.5, 2.5, 50}}};
   auto record = [&](const std::string& name, auto sampler, long thin, std::uint32_t stream) {
-    random::Stream rng(seed, stream);
-    auto s = sampler.init(VectorXd::Zero(1), rng);
+    Chain chain(std::move(sampler), U, VectorXd::Zero(1), random::Stream(seed, stream));
     std::vector<double> x;
-    for (long t = 0; t < samples * thin; ++t) {
-      sampler.step(s, U, rng, static_cast<std::uint64_t>(t));
-      if ((t + 1) % thin == 0) x.push_back(sampler.position(s)[0]);
-    }
+    run_steps(chain, samples * thin, Retention{0, static_cast<std::uint64_t>(thin)}, [&](const StepEvent& e) {
+      if (e.kept) x.push_back(e.position[0]);
+      return Control::proceed;
+    });
     const auto f = testing::bin_frequencies(x, -2.5, 2.5, 50);
     const double ess = std::min(ess_of(x), static_cast<double>(x.size()));
     out["methods"].push_back({{"method", name}, {"histogram", f}, {"tv", testing::total_variation(f, P)},
@@ -221,6 +235,30 @@ inline recipe::Sampler<recipe::Constant> frictionless(double h) {
   return s;
 }
 
+/// A 1-D momentum-augmented recipe sampler whose momentum r = z[1] is redrawn from N(0, 1) before every
+/// `every`-th step (0: never): the "r resampled" dynamics of Fig. 2 is a sampler of its own, so the
+/// driver runs it like any other.
+template <class S>
+struct MomentumRefresh {
+  using State = typename S::State;
+  static constexpr Statistics statistics = S::statistics;
+  S inner;
+  std::uint64_t every = 0;
+
+  template <class R>
+  State init(VectorXd x0, R& rng) const {
+    require(x0.size() == 1, "MomentumRefresh: a 1-D θ (the momentum is z[1])");
+    return inner.init(std::move(x0), rng);
+  }
+  template <class P, class R>
+  StepInfo step(State& s, const P& potential, R& rng, std::uint64_t t) const {
+    if (every > 0 && t % every == 0) s.z[1] = rng.normal();
+    return inner.step(s, potential, rng, t);
+  }
+  const VectorXd& position(const State& s) const { return inner.position(s); }
+  void describe(const State& s, StepInfo& info) const { inner.describe(s, info); }
+};
+
 /// E[H_t] with H = (θ² + r²)/2 over `chains` chains of the frictionless dynamics or SGHMC (friction C).
 inline Fig2Energy sghmc_fig2_energy(bool with_friction, double friction, int chains, long steps, long every,
                                     std::uint64_t seed) {
@@ -230,14 +268,12 @@ inline Fig2Energy sghmc_fig2_energy(bool with_friction, double friction, int cha
   std::vector<std::vector<double>> hs;
   const VectorXd x0 = VectorXd::Constant(1, 1.0);
   for (int c = 0; c < chains; ++c) {
-    random::Stream rng(seed, static_cast<std::uint32_t>(c));
     std::vector<double> row;
-    auto energy_run = [&](const auto& smp, auto get) {
-      auto s = smp.init(x0, rng);
-      for (long t = 1; t <= steps; ++t) {
-        smp.step(s, U, rng, static_cast<std::uint64_t>(t - 1));
-        if (t % every == 0) row.push_back(get(s));
-      }
+    auto energy_run = [&](const auto& smp, auto energy) {
+      Chain chain(smp, U, x0, random::Stream(seed, static_cast<std::uint32_t>(c)));
+      // H needs the momentum, which is the chain's state, not its position: read it from the chain.
+      run_steps(chain, steps, Retention{},
+                Every{static_cast<std::uint64_t>(every), [&](const StepEvent&) { row.push_back(energy(chain.state)); }});
     };
     if (with_friction) {
       const sghmc::Sampler<Euclidean> smp{{Euclidean(1), sghmc::Friction(friction), sigma * sigma}, splitting::euler,
@@ -279,35 +315,24 @@ inline json sghmc_fig2(long steps, int chains, std::uint64_t seed) {
   // noisy frictionless, noisy frictionless with r resampled every 50 steps, SGHMC (C = 1).
   const double h = 0.1;
   const VectorXd x0 = VectorXd::Constant(1, 1.0);
-  auto traj = [&](const std::string& name, auto&& step_fn) {
+  auto traj = [&](const std::string& name, auto sampler, double grad_sd, auto momentum) {
+    const models::WithGradientNoise<Quadratic1> U{{}, grad_sd};
+    Chain chain(std::move(sampler), U, x0, random::Stream(seed, 100));
     std::vector<double> th, r;
-    step_fn(th, r);
+    run_steps(chain, steps, Retention{}, [&](const StepEvent& e) {
+      th.push_back(e.position[0]), r.push_back(momentum(chain.state));
+      return Control::proceed;
+    });
     out["trajectories"].push_back({{"method", name}, {"theta", th}, {"r", r}});
   };
-  auto run_recipe = [&](double sd, long resample, std::vector<double>& th, std::vector<double>& r) {
-    const models::WithGradientNoise<Quadratic1> U{{}, sd};
-    const auto smp = frictionless(h);
-    random::Stream rng(seed, 100);
-    auto s = smp.init(x0, rng);
-    for (long t = 0; t < steps; ++t) {
-      if (resample > 0 && t % resample == 0) s.z[1] = rng.normal();
-      smp.step(s, U, rng, static_cast<std::uint64_t>(t));
-      th.push_back(s.z[0]), r.push_back(s.z[1]);
-    }
-  };
-  traj("Hamiltonian (exact gradient)", [&](auto& th, auto& r) { run_recipe(0.0, 0, th, r); });
-  traj("noisy Hamiltonian", [&](auto& th, auto& r) { run_recipe(2.0, 0, th, r); });
-  traj("noisy Hamiltonian, r resampled every 50 steps", [&](auto& th, auto& r) { run_recipe(2.0, 50, th, r); });
-  traj("noisy Hamiltonian with friction (SGHMC)", [&](auto& th, auto& r) {
-    const models::WithGradientNoise<Quadratic1> U{{}, 2.0};
-    const sghmc::Sampler<Euclidean> smp{{Euclidean(1), sghmc::Friction(1.0), 4.0}, splitting::euler, schedule::StepSize::constant(h)};
-    random::Stream rng(seed, 100);
-    auto s = smp.init(x0, rng);
-    for (long t = 0; t < steps; ++t) {
-      smp.step(s, U, rng, static_cast<std::uint64_t>(t));
-      th.push_back(s.x[0]), r.push_back(s.v[0]);
-    }
-  });
+  const auto recipe_r = [](const recipe::State& s) { return s.z[1]; };
+  traj("Hamiltonian (exact gradient)", frictionless(h), 0.0, recipe_r);
+  traj("noisy Hamiltonian", frictionless(h), 2.0, recipe_r);
+  traj("noisy Hamiltonian, r resampled every 50 steps", MomentumRefresh<recipe::Sampler<recipe::Constant>>{frictionless(h), 50},
+       2.0, recipe_r);
+  traj("noisy Hamiltonian with friction (SGHMC)",
+       sghmc::Sampler<Euclidean>{{Euclidean(1), sghmc::Friction(1.0), 4.0}, splitting::euler, schedule::StepSize::constant(h)},
+       2.0, [](const auto& s) { return s.v[0]; });
   const long every = std::max(1L, steps / 50);
   for (bool f : {false, true}) {
     const Fig2Energy e = sghmc_fig2_energy(f, 1.0, chains, steps, every, seed + 1);
@@ -349,16 +374,16 @@ inline std::vector<Fig3Point> sghmc_fig3_points(long steps, std::uint64_t seed, 
   const models::WithGradientNoise<models::Gaussian> U{models::Gaussian::dense(VectorXd::Zero(2), cov), 1.0};
   std::vector<Fig3Point> pts;
   auto simulate = [&](auto sampler, std::uint32_t stream, Fig3Point& p) {
-    random::Stream rng(seed, stream);
-    auto s = sampler.init(VectorXd::Zero(2), rng);
+    Chain chain(std::move(sampler), U, VectorXd::Zero(2), random::Stream(seed, stream));
     std::vector<VectorXd> xs(2, VectorXd(steps));
     MatrixXd acc = MatrixXd::Zero(2, 2);
-    for (long t = 0; t < steps; ++t) {
-      sampler.step(s, U, rng, static_cast<std::uint64_t>(t));
-      const VectorXd& x = sampler.position(s);
+    run_steps(chain, steps, Retention{}, [&](const StepEvent& e) {
+      const auto t = static_cast<Eigen::Index>(e.step - 1);
+      const VectorXd& x = e.position;
       xs[0][t] = x[0], xs[1][t] = x[1];
       acc += x * x.transpose();  // mean known to be 0, as in the paper's code
-    }
+      return Control::proceed;
+    });
     acc /= static_cast<double>(steps);
     p.error = (acc - cov).cwiseAbs().mean();
     p.tau = 0.5 * (static_cast<double>(steps) / diagnostics::ess_basic({xs[0]}) +
