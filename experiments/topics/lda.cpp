@@ -13,17 +13,20 @@
 //                                             NAME: write OUT/lda_<set>_<NAME>.json)
 //                  [--settings sgrld:0.03,sgld:0.03]   (only these grid points; runs are deterministic, so a
 //                                             subset reproduces the full run's rows to the digit)
-#include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
 #include <string>
+#include <vector>
 
+#include <CLI/CLI.hpp>
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include <sgmcmc/models/text/lda.hpp>
-#include <sgmcmc/models/text/loaders.hpp>
+#include <sgmcmc/run/chain.hpp>
+#include <sgmcmc/run/evaluation.hpp>
+#include <sgmcmc/run/json_file.hpp>
 #include <sgmcmc/samplers/expanded_mean.hpp>
 
 #include "spam_corpus.hpp"
@@ -47,36 +50,48 @@ bool has_momentum(Method m) { return m == Method::sghmc || m == Method::sgrhmc; 
 expanded_mean::Metric metric(Method m) {
   return m == Method::sgrld || m == Method::sgrhmc ? expanded_mean::Metric::fisher : expanded_mean::Metric::identity;
 }
+
+/// A row-form sampler whose chain starts at a given expanded mean θ (the Chain's x0 is vec θ, K×W
+/// column-major) through `start`, not at `init`'s lift θ = Wπ of a point π: the experiment starts from
+/// θ_kw ~ Gamma(1, 1), which breaks the topics' label symmetry.
+template <class S>
+struct StartAtExpandedMean : S {
+  template <class R>
+  typename S::State init(Eigen::VectorXd theta, R& rng) const {
+    const Eigen::MatrixXd rows = Eigen::Map<const Eigen::MatrixXd>(theta.data(), this->rows, theta.size() / this->rows);
+    return S::start(rows, rng);
+  }
+};
 }  // namespace
 
 int main(int argc, char** argv) try {
-  if (argc < 3) {
-    std::fprintf(stderr, "usage: lda_experiment SPAM_DATA_DIR OUT [--quick] [--set three-groups|all-spam|pooled] [--brown DIR] [--kjv FILE]\n");
-    return 2;
-  }
-  const std::filesystem::path root = argv[1], out = argv[2];
+  CLI::App app{"Online LDA: held-out perplexity against documents processed for SGRLD, SGLD, SGHMC, SGRHMC "
+               "(writes OUT/lda_<set>.json; experiments/topics/plot.py draws it)",
+               "lda_experiment"};
+  std::string root_arg, out_arg, brown_arg, kjv_arg, scheme_name = "semi_implicit";
   bool quick = false;
   std::string set = "three-groups", methods = "sgrld,sgld,sghmc,sgrhmc", tag, settings;
   std::uint64_t seed = 1;
-  std::filesystem::path brown, kjv;  // the pooled set's other corpora (default: beside the SpamAssassin data)
-  recipe::Scheme scheme = recipe::Scheme::semi_implicit;
-  for (int i = 3; i < argc; ++i) {
-    const std::string a = argv[i];
-    if (a == "--quick") quick = true;
-    else if (a == "--set" && i + 1 < argc) set = argv[++i];
-    else if (a == "--methods" && i + 1 < argc) methods = argv[++i];
-    else if (a == "--seed" && i + 1 < argc) seed = std::stoull(argv[++i]);
-    else if (a == "--tag" && i + 1 < argc) tag = argv[++i];
-    else if (a == "--settings" && i + 1 < argc) settings = argv[++i];
-    else if (a == "--brown" && i + 1 < argc) brown = argv[++i];
-    else if (a == "--kjv" && i + 1 < argc) kjv = argv[++i];
-    else if (a == "--scheme" && i + 1 < argc) {
-      const std::string v = argv[++i];
-      if (v == "euler") scheme = recipe::Scheme::euler;
-      else if (v != "semi_implicit") throw Error(fmt::format("--scheme: expected semi_implicit or euler, got {}", v));
-    }
-    else throw Error(fmt::format("argument {}: unknown", a));
+  app.add_option("SPAM_DATA_DIR", root_arg, "the SpamAssassin corpus (scripts/text_data.sh spam-assassin)")->required();
+  app.add_option("OUT", out_arg, "folder for lda_<set>.json")->required();
+  app.add_flag("--quick", quick, "120 steps, one step size per sampler");
+  app.add_option("--set", set, "the corpus")->capture_default_str()->check(CLI::IsMember({"three-groups", "all-spam", "pooled"}));
+  app.add_option("--brown", brown_arg, "the Brown corpus of the pooled set (default: beside the SpamAssassin data)");
+  app.add_option("--kjv", kjv_arg, "the King James Bible of the pooled set (default: beside the SpamAssassin data)");
+  app.add_option("--methods", methods, "comma-separated samplers to run")->capture_default_str();
+  app.add_option("--scheme", scheme_name, "the momentum samplers' integrator")->capture_default_str()->check(CLI::IsMember({"semi_implicit", "euler"}));
+  app.add_option("--seed", seed, "the chains' random stream (not the data split)")->capture_default_str();
+  app.add_option("--tag", tag, "write OUT/lda_<set>_<NAME>.json");
+  app.add_option("--settings", settings,
+                 "only these grid points, e.g. sgrld:0.03,sgld:0.03 (runs are deterministic: a subset reproduces the full "
+                 "run's rows to the digit)");
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e) == 0 ? 0 : 2;
   }
+  const std::filesystem::path root = root_arg, out = out_arg, brown = brown_arg, kjv = kjv_arg;
+  const recipe::Scheme scheme = scheme_name == "euler" ? recipe::Scheme::euler : recipe::Scheme::semi_implicit;
   std::filesystem::create_directories(out);
   const auto file = experiments::result_file(out, "lda", set, tag);
   const auto data = experiments::load_spam_corpus(root, set, 5000, brown, kjv);
@@ -141,60 +156,65 @@ int main(int argc, char** argv) try {
     run["step_a"] = g.a;
     if (g.method == Method::sghmc) run["friction"] = g.friction;
     if (has_momentum(g.method)) run["scheme"] = scheme == recipe::Scheme::euler ? "euler" : "semi_implicit";
-    // One run of a sampler from θ_kw ~ Gamma(1, 1) (the random start that breaks the topics' label symmetry).
+    // One chain of a sampler from θ_kw ~ Gamma(1, 1), on the driver loop: StopAfter ends it, the posterior
+    // average takes the Retention's kept draws, Every evaluates; both observers' time is excluded from the
+    // sampling clock.
     const auto run_chain = [&](const auto& sampler) {
       random::Stream rng(seed, 0);
-      auto st = sampler.start(expanded_mean::random_rows(model.K, model.vocabulary_size(), rng), rng);
+      const Eigen::MatrixXd theta0 = expanded_mean::random_rows(model.K, model.vocabulary_size(), rng);
+      Chain chain(sampler, model, Eigen::VectorXd(Eigen::Map<const Eigen::VectorXd>(theta0.data(), theta0.size())), rng);
       std::vector<double> docs_seen, pp, secs;
       nlohmann::json pp_avg = nlohmann::json::array();
       lda::PosteriorPerplexity averaged(test, model.alpha, 7, 30, 10);
-      double elapsed = 0;
+      SamplingClock clock;
+      const auto average = [&](const StepEvent& e) {
+        if (e.kept) clock.excluding([&] { averaged.add(chain.sampler.topics(chain.state)); });
+        return Control::proceed;
+      };
+      const auto evaluate = [&](const StepEvent& e) {
+        const double elapsed = clock.seconds();
+        const auto r = lda::perplexity(chain.sampler.topics(chain.state), test, model.alpha, 7, 30, 10);
+        const auto documents = static_cast<std::size_t>(e.step) * model.batch_size;  // one minibatch per step
+        docs_seen.push_back(static_cast<double>(documents));
+        pp.push_back(r.perplexity);
+        secs.push_back(elapsed);
+        const double avg = averaged.value();
+        if (averaged.samples > 0) pp_avg.push_back(avg);
+        else pp_avg.push_back(nullptr);
+        fmt::print("{} a={:g}{} step {:4d} docs {:6d} perplexity {:8.1f} averaged {:8.1f} ({} samples; {:.1f} s)\n", name(g.method),
+                   g.a, g.method == Method::sghmc ? fmt::format(" C={:g}", g.friction) : "", e.step, documents, r.perplexity, avg,
+                   averaged.samples, elapsed);
+      };
       std::string failure;
-      for (int t = 0; t < steps; ++t) {
-        const auto t0 = std::chrono::steady_clock::now();
-        try {
-          sampler.step(st, model, rng, static_cast<std::uint64_t>(t));
-        } catch (const Error& e) {
-          failure = fmt::format("lda {}", e.what());
-          break;
-        }
-        elapsed += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-        const bool sample = t + 1 > burn_in && (t + 1 - burn_in) % thin == 0;
-        if (sample) averaged.add(sampler.topics(st));
-        if ((t + 1) % every == 0) {
-          const auto r = lda::perplexity(sampler.topics(st), test, model.alpha, 7, 30, 10);
-          const auto documents = static_cast<std::size_t>(t + 1) * model.batch_size;  // one minibatch per step
-          docs_seen.push_back(static_cast<double>(documents));
-          pp.push_back(r.perplexity);
-          secs.push_back(elapsed);
-          const double avg = averaged.value();
-          if (averaged.samples > 0) pp_avg.push_back(avg);
-          else pp_avg.push_back(nullptr);
-          fmt::print("{} a={:g}{} step {:4d} docs {:6d} perplexity {:8.1f} averaged {:8.1f} ({} samples; {:.1f} s)\n", name(g.method),
-                     g.a, g.method == Method::sghmc ? fmt::format(" C={:g}", g.friction) : "", t + 1, documents, r.perplexity, avg, averaged.samples, elapsed);
-        }
+      try {
+        const ChainStatus status = chain.run(Retention{static_cast<std::uint64_t>(burn_in), static_cast<std::uint64_t>(thin)},
+                                             StopAfter{static_cast<std::uint64_t>(steps)}, average,
+                                             Every{static_cast<std::uint64_t>(every), evaluate, &clock});
+        if (!status.ok()) failure = fmt::format("lda {}", status.error);
+      } catch (const Error& e) {  // the samplers throw on a non-finite θ or r, naming the step
+        failure = fmt::format("lda {}", e.what());
       }
       run["documents"] = docs_seen, run["perplexity"] = pp, run["perplexity_avg"] = pp_avg, run["seconds"] = secs;
-      run["reflections"] = st.reflections, run["samples_averaged"] = averaged.samples;
+      run["reflections"] = chain.state.reflections, run["samples_averaged"] = averaged.samples;
       if (!failure.empty()) run["failure"] = failure, fmt::print("  stopped: {}\n", failure);
       if ((g.method == Method::sgrld || g.method == Method::sgrhmc) && g.a == 0.003) {  // Table S.1's presentation
         nlohmann::json topics = nlohmann::json::array();
-        for (Eigen::Index k = 0; k < 8; ++k) topics.push_back(lda::top_words(sampler.topics(st), k, vocab, 10));
+        for (Eigen::Index k = 0; k < 8; ++k) topics.push_back(lda::top_words(chain.sampler.topics(chain.state), k, vocab, 10));
         run["top_words"] = topics;
       }
     };
     if (has_momentum(g.method)) {
-      expanded_mean::Hamiltonian sampler{model.K, metric(g.method), step_size};
+      StartAtExpandedMean<expanded_mean::Hamiltonian> sampler{{model.K, metric(g.method), step_size}};
       sampler.scheme = scheme;
       sampler.friction = g.friction;
       run_chain(sampler);
     } else {
-      run_chain(expanded_mean::Langevin{model.K, metric(g.method), step_size});
+      run_chain(StartAtExpandedMean<expanded_mean::Langevin>{{model.K, metric(g.method), step_size}});
     }
     j["runs"].push_back(run);
-    std::ofstream(file) << j.dump(1) << "\n";  // partial results survive an interruption
+    run::write_json_file(j, file.string(), 1);  // partial results survive an interruption
   }
-  std::ofstream(file) << j.dump(1) << "\n";
+  run::write_json_file(j, file.string(), 1);
   fmt::print("wrote {}\n", file.string());
   return 0;
 } catch (const std::exception& e) {

@@ -13,7 +13,8 @@
 #include <nlohmann/json.hpp>
 
 #include <sgmcmc/models/text/corpus.hpp>
-#include <sgmcmc/models/text/loaders.hpp>
+
+#include "loaders.hpp"
 
 namespace sgmcmc::experiments {
 

@@ -6,7 +6,8 @@
 #include <fstream>
 
 #include <sgmcmc/models/text/corpus.hpp>
-#include <sgmcmc/models/text/loaders.hpp>
+
+#include "topics/loaders.hpp"  // experiments/topics: the experiments' corpus loaders (tests/CMakeLists.txt)
 
 using namespace sgmcmc;
 using namespace sgmcmc::text;

@@ -5,6 +5,7 @@
 // (`bible -l100000` output, one chapter a document). Every file is read, tokenised and dropped:
 // only token lists are kept. Unreadable or binary files are counted in the TextReport, never fatal;
 // a missing corpus directory, or one with no usable document, is an Error naming the path.
+// Experiment code, not a library header: only experiments/topics and tests/text (test_text) use it.
 #include <algorithm>
 #include <cctype>
 #include <filesystem>
