@@ -1,11 +1,14 @@
 #pragma once
 // The optimisation baselines of the SGHMC paper's experiments (§4.2, §4.3), on the same minibatch
 // gradients as the samplers: SGD (x <- x − η∇Ũ) and SGD with momentum (v <- (1 − α)v − η∇Ũ; x <- x + v,
-// the SGHMC paper's Eq. 15 form with no noise). Same init/step/position shape as a sampler, so the
-// experiment loop runs them unchanged.
+// the SGHMC paper's Eq. 15 form with no noise). A Sampler (concepts/sampler.hpp), so the experiments run
+// them on the same driver (run/chain.hpp) as the samplers.
 #include <cstdint>
+#include <utility>
 
 #include <Eigen/Core>
+
+#include <sgmcmc/concepts/sampler.hpp>
 
 namespace sgmcmc::experiments {
 
@@ -15,6 +18,7 @@ struct SgdState {
 
 struct Sgd {
   using State = SgdState;
+  static constexpr Statistics statistics = Statistic::step_size | Statistic::gradient_evals;
   double learning_rate = 1e-5;  ///< η
   double momentum_decay = 0.0;  ///< α; 0: plain SGD (no velocity)
 
@@ -24,7 +28,7 @@ struct Sgd {
     return {std::move(x0), Eigen::VectorXd::Zero(n), Eigen::VectorXd::Zero(n)};
   }
   template <class P, class R>
-  double step(State& s, const P& potential, R& rng, std::uint64_t) const {
+  StepInfo step(State& s, const P& potential, R& rng, std::uint64_t) const {
     potential.gradient(s.x, s.gradient, rng);
     if (momentum_decay == 0.0) {
       s.x.noalias() -= learning_rate * s.gradient;
@@ -32,9 +36,11 @@ struct Sgd {
       s.v = (1.0 - momentum_decay) * s.v - learning_rate * s.gradient;
       s.x += s.v;
     }
-    return 1.0;
+    return {.step_size = learning_rate, .gradient_evals = 1};
   }
   const Eigen::VectorXd& position(const State& s) const { return s.x; }
+  void describe(const State&, StepInfo&) const {}
 };
+static_assert(Sampler<Sgd>);
 
 }  // namespace sgmcmc::experiments

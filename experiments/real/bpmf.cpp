@@ -4,18 +4,19 @@
 // (train on the first 90% of ratings by time, streamed in time order; test on the last 10%).
 // Samplers report the RMSE of the running posterior-predictive mean (average of predictions over
 // the draws after burn-in); the optimisers report the RMSE of their current point.
+// Every run goes through the library's driver (run/chain.hpp); the Gibbs step, the predictive averaging
+// and the held-out evaluations are observers of it (run/evaluation.hpp).
 // Usage: bpmf_experiment RATINGS_CSV OUT_JSON [--quick]
 #include <algorithm>
-#include <chrono>
 #include <cmath>
-#include <cstdlib>
 #include <cstdio>
-#include <fstream>
+#include <cstdlib>
 #include <limits>
 #include <string>
 #include <tuple>
 #include <vector>
 
+#include <CLI/CLI.hpp>
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
@@ -23,10 +24,14 @@
 #include <sgmcmc/models/bpmf.hpp>
 #include <sgmcmc/models/data/dataset.hpp>
 #include <sgmcmc/models/data/ratings.hpp>
+#include <sgmcmc/run/chain.hpp>
+#include <sgmcmc/run/evaluation.hpp>
+#include <sgmcmc/run/json_file.hpp>
 #include <sgmcmc/samplers/sghmc.hpp>
 #include <sgmcmc/samplers/sgld.hpp>
 
 #include "baselines.hpp"
+#include "observers.hpp"
 #include "resources.hpp"
 
 using namespace sgmcmc;
@@ -45,41 +50,55 @@ void predict_all(const models::Bpmf& m, const data::Ratings& r, const Eigen::Vec
   for (std::size_t k = 0; k < r.size(); ++k) out[static_cast<Eigen::Index>(k)] = m.predict(th, r.user[k], r.item[k]);
 }
 
-// Runs one method for `epochs` passes; records (pass, seconds, test RMSE) every `eval_every` steps.
+// Runs one method for `epochs` passes; records (pass, seconds, test RMSE) every `eval_every` steps
+// (evaluation time is not counted in "seconds"). Samplers (`averaging`) predict with the running mean of
+// the predictions of every draw after the first `burn_in` steps.
 template <class S>
 json run_method(const std::string& method, const S& sampler, const Setup& setup, double tau, std::size_t batch, double epochs,
                 bool averaging, std::uint64_t burn_in, int gibbs_every, std::uint64_t seed, double precision = 1.0) {
-  models::Bpmf model{setup.train, 20, tau, setup.train->mean(),
-                     std::make_shared<models::BpmfPrecisions>(models::BpmfPrecisions{precision, precision, precision, precision})};
-  const auto pot = data::minibatch(model, batch, setup.sampling);
+  const models::Bpmf model{setup.train, 20, tau, setup.train->mean(),
+                           std::make_shared<models::BpmfPrecisions>(models::BpmfPrecisions{precision, precision, precision, precision})};
   random::Stream rng(seed, 0);
-  auto state = sampler.init(model.initial_point(rng), rng);
+  Eigen::VectorXd x0 = model.initial_point(rng);  // the first draws of the stream; the chain continues it
+  Chain chain(sampler, data::minibatch(model, batch, setup.sampling), std::move(x0), std::move(rng));
   const auto steps = static_cast<std::uint64_t>(epochs * static_cast<double>(setup.train->size()) / static_cast<double>(batch));
+  if (steps == 0) throw Error(fmt::format("{}: {} passes make no step (batches of {})", method, epochs, batch));
   const std::uint64_t eval_every = std::max<std::uint64_t>(1, steps / 60);
   Eigen::VectorXd pred, avg = Eigen::VectorXd::Zero(static_cast<Eigen::Index>(setup.test->size()));
-  double kept = 0, seconds = 0;
+  double kept = 0;
   json curve = json::array();
-  auto t0 = std::chrono::steady_clock::now();
-  for (std::uint64_t t = 0; t < steps; ++t) {
-    sampler.step(state, pot, rng, t);
-    if (!sampler.position(state).allFinite()) {  // diverged: this step size is too large for the method
-      std::fprintf(stderr, "%-14s %-12s diverged at step %llu\n", setup.name.c_str(), method.c_str(),
-                   static_cast<unsigned long long>(t));
-      return {{"method", method}, {"curve", curve}, {"final_rmse", nullptr}, {"diverged", true}, {"steps", t + 1}};
-    }
-    if (gibbs_every > 0 && (t + 1) % static_cast<std::uint64_t>(gibbs_every) == 0) model.gibbs(sampler.position(state), rng);
-    if (averaging && t >= burn_in) {  // posterior-predictive mean over every draw after burn-in
-      predict_all(model, *setup.test, sampler.position(state), pred);
-      kept += 1;
-      avg += (pred - avg) / kept;
-    }
-    if ((t + 1) % eval_every == 0 || t + 1 == steps) {
-      seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-      if (!averaging || kept == 0) predict_all(model, *setup.test, sampler.position(state), pred);
-      const double e = models::rmse(*setup.test, averaging && kept > 0 ? avg : pred);
-      curve.push_back({{"pass", double(t + 1) * double(batch) / double(setup.train->size())}, {"seconds", seconds}, {"rmse", e}});
-      t0 = std::chrono::steady_clock::now();
-    }
+  experiments::StopOnNonFinite divergence;  // diverged: this step size is too large for the method
+  // The Gibbs step on the precisions draws from the chain's own stream, as the published runs did (the
+  // library's run/targets/gibbs.hpp draws from a substream: every number after the first Gibbs step would change).
+  auto gibbs_step = [&](const StepEvent& e) {
+    if (gibbs_every > 0 && e.step % static_cast<std::uint64_t>(gibbs_every) == 0 && !divergence.diverged)
+      model.gibbs(e.position, chain.rng);
+    return Control::proceed;
+  };
+  auto average = [&](const StepEvent& e) {  // posterior-predictive mean over every kept draw (after burn-in)
+    if (!e.kept || divergence.diverged) return Control::proceed;
+    predict_all(model, *setup.test, e.position, pred);
+    kept += 1;
+    avg += (pred - avg) / kept;
+    return Control::proceed;
+  };
+  SamplingClock clock;
+  auto evaluate = [&](const StepEvent& e) {
+    if (divergence.diverged) return;
+    if (!averaging || kept == 0) predict_all(model, *setup.test, e.position, pred);
+    const double err = models::rmse(*setup.test, averaging && kept > 0 ? avg : pred);
+    curve.push_back({{"pass", double(e.step) * double(batch) / double(setup.train->size())}, {"seconds", clock.seconds()},
+                     {"rmse", err}});
+  };
+  const Retention keep = averaging ? Retention{burn_in, 1} : experiments::keep_none;
+  clock.restart();
+  const ChainStatus status =
+      chain.run(keep, StopAfter{steps}, divergence, gibbs_step, average, Every{eval_every, evaluate, &clock, steps});
+  const double seconds = clock.seconds();
+  if (!status.ok()) {
+    std::fprintf(stderr, "%-14s %-12s diverged at step %llu\n", setup.name.c_str(), method.c_str(),
+                 static_cast<unsigned long long>(chain.steps_done - 1));
+    return {{"method", method}, {"curve", curve}, {"final_rmse", nullptr}, {"diverged", true}, {"steps", chain.steps_done}};
   }
   const double final_rmse = curve.back()["rmse"];
   std::fprintf(stderr, "%-14s %-12s RMSE %.4f  (%.1f s, %llu steps)\n", setup.name.c_str(), method.c_str(), final_rmse, seconds,
@@ -129,14 +148,21 @@ json run_named(const std::string& method, double eta, const Setup& s, const Run&
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc < 3) {
-    std::fprintf(stderr, "usage: %s RATINGS_CSV OUT_JSON [--quick]\n", argv[0]);
-    return 2;
-  }
-  const bool quick = argc > 3 && std::string(argv[3]) == "--quick";
+  CLI::App app{"BPMF on MovieLens (SGHMC paper §4.3): test RMSE against passes for SGHMC, SGLD, SGD, SGD with momentum "
+               "and the bias model, on a random and a time-ordered split. Environment: BPMF_TAU, BPMF_BATCH, BPMF_EPOCHS"};
+  std::string ratings_csv, out_path;
+  bool quick = false;
+  app.add_option("RATINGS_CSV", ratings_csv, "userId,movieId,rating,timestamp (scripts/data.sh movielens)")->required();
+  app.add_option("OUT_JSON", out_path, "where to write the results")->required();
+  app.add_flag("--quick", quick, "10 passes instead of 1000");
   try {
-    const auto all = data::load_ratings_csv(argv[1]);
-    std::fprintf(stderr, "%s: %zu ratings, %u users, %u items\n", argv[1], all.size(), all.n_users, all.n_items);
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e) == 0 ? 0 : 2;
+  }
+  try {
+    const auto all = data::load_ratings_csv(ratings_csv);
+    std::fprintf(stderr, "%s: %zu ratings, %u users, %u items\n", ratings_csv.c_str(), all.size(), all.n_users, all.n_items);
     std::vector<Setup> setups;
     {
       auto [train, test] = data::split(all, 0.1, 1);
@@ -156,7 +182,7 @@ int main(int argc, char** argv) {
     // the optimisers diverge or the samplers mix too slowly to average out their draws.
     const std::vector<double> grid = {1e-6, 3e-6, 1e-5, 3e-5, 1e-4, 3e-4};
     const std::vector<std::string> methods_list = {"sghmc", "sgld", "sgd", "sgd_momentum"};
-    json out = {{"experiment", "bpmf"}, {"data", argv[1]}, {"ratings", all.size()}, {"users", all.n_users}, {"items", all.n_items},
+    json out = {{"experiment", "bpmf"}, {"data", ratings_csv}, {"ratings", all.size()}, {"users", all.n_users}, {"items", all.n_items},
                 {"latent", 20}, {"tau", run.tau}, {"batch_size", run.batch}, {"epochs", run.epochs},
                 {"burn_in_fraction", run.burn_in_fraction}, {"gibbs_every", "100 (samplers); optimisers: fixed precisions from the grid {1, 10, 100}"}, {"momentum_decay", 0.1},
                 {"learning_rate_grid", grid}, {"splits", json::array()}};
@@ -206,8 +232,8 @@ int main(int argc, char** argv) {
                                {"bias_baseline_rmse", bias_rmse}, {"tuning", tuned}, {"methods", methods}});
     }
     out["peak_rss_mb"] = experiments::peak_rss_mb();
-    std::ofstream(argv[2]) << out.dump(1) << '\n';
-    std::fprintf(stderr, "wrote %s (peak RSS %.0f MB)\n", argv[2], experiments::peak_rss_mb());
+    run::write_json_file(out, out_path, 1);
+    std::fprintf(stderr, "wrote %s (peak RSS %.0f MB)\n", out_path.c_str(), experiments::peak_rss_mb());
   } catch (const std::exception& e) {
     std::fprintf(stderr, "bpmf_experiment: error: %s\n", e.what());
     return 1;

@@ -17,10 +17,10 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
-#include <fstream>
 #include <string>
 #include <vector>
 
+#include <CLI/CLI.hpp>
 #include <Eigen/Cholesky>
 #include <Eigen/Eigenvalues>
 #include <fmt/format.h>
@@ -32,6 +32,7 @@
 #include <sgmcmc/models/logistic.hpp>
 #include <sgmcmc/modules/diagnostics/summary.hpp>
 #include <sgmcmc/run/chain.hpp>
+#include <sgmcmc/run/json_file.hpp>
 #include <sgmcmc/samplers/hmc.hpp>
 #include <sgmcmc/samplers/sghmc.hpp>
 #include <sgmcmc/samplers/sgld.hpp>
@@ -106,7 +107,7 @@ struct Result {
 };
 
 template <class S, class P>
-Result run(const S& sampler, const P& pot, const VectorXd& x0, std::uint64_t steps, Retention keep, std::uint64_t seed) {
+Result run_chains(const S& sampler, const P& pot, const VectorXd& x0, std::uint64_t steps, Retention keep, std::uint64_t seed) {
   Result r;
   for (int c = 0; c < kChains; ++c) {
     Chain chain(sampler, pot, x0, random::Stream(seed, static_cast<std::uint32_t>(c)));
@@ -175,14 +176,20 @@ json report(const std::string& name, const Result& r, const data::Dataset<double
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc < 3) {
-    std::fprintf(stderr, "usage: %s FASHION_MNIST_DIR OUT_JSON [--quick]\n", argv[0]);
-    return 2;
-  }
-  const bool quick = argc > 3 && std::string(argv[3]) == "--quick";
+  CLI::App app{"Bayesian logistic regression on Fashion-MNIST T-shirt vs Shirt: SGHMC and SGLD against exact HMC"};
+  std::string data_dir, out_path;
+  bool quick = false;
+  app.add_option("FASHION_MNIST_DIR", data_dir, "folder of the Fashion-MNIST IDX files (scripts/data.sh fashion-mnist)")->required();
+  app.add_option("OUT_JSON", out_path, "where to write the results")->required();
+  app.add_flag("--quick", quick, "a tenth of the steps");
   try {
-    const auto train_raw = data::binary_task(data::load_fashion_mnist(argv[1], "train"), kNegative, kPositive);
-    const auto test_raw = data::binary_task(data::load_fashion_mnist(argv[1], "t10k"), kNegative, kPositive);
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e) == 0 ? 0 : 2;
+  }
+  try {
+    const auto train_raw = data::binary_task(data::load_fashion_mnist(data_dir, "train"), kNegative, kPositive);
+    const auto test_raw = data::binary_task(data::load_fashion_mnist(data_dir, "t10k"), kNegative, kPositive);
     const Whitening white = fit_whitening(train_raw, kComponents);
     const auto train = std::make_shared<const data::Dataset<double>>(white.apply(train_raw));
     const data::Dataset<double> test = white.apply(test_raw);
@@ -199,7 +206,7 @@ int main(int argc, char** argv) {
     const Euclidean space(d);
     const auto pot = data::minibatch(model, kBatch, models::Sampling::with_replacement);
     const double scale = quick ? 0.1 : 1.0;
-    json out = {{"experiment", "logistic"}, {"data", argv[1]}, {"classes", {kNegative, kPositive}}, {"train", N},
+    json out = {{"experiment", "logistic"}, {"data", data_dir}, {"classes", {kNegative, kPositive}}, {"train", N},
                 {"test", test.size()}, {"dim", d}, {"pca_components", kComponents}, {"prior_sd", 1.0},
                 {"batch_size", kBatch}, {"chains", kChains}, {"hessian_at_map", {{"lambda_min", lmin}, {"lambda_max", lmax}}},
                 {"methods", json::array()}};
@@ -209,7 +216,7 @@ int main(int argc, char** argv) {
     const int leapfrog = std::min(200, static_cast<int>(std::ceil(1.5707963 * std::sqrt(lmax / lmin))));
     const auto hmc_steps = static_cast<std::uint64_t>(5000 * scale);
     const hmc::Sampler<Euclidean> hmc_s{space, schedule::StepSize::constant(h_hmc), leapfrog, hmc::Gradient::exact, true};
-    const Result ref = run(hmc_s, pot,  // Gradient::exact: HMC takes the full-data U and ∇U
+    const Result ref = run_chains(hmc_s, pot,  // Gradient::exact: HMC takes the full-data U and ∇U
                             x0, hmc_steps, Retention{hmc_steps / 5, 1}, 1);
     const auto ref_summary = summaries(ref);
     out["methods"].push_back(report("hmc", ref, test, nullptr, {{"h", h_hmc}, {"leapfrog_steps", leapfrog}, {"steps", hmc_steps}}));
@@ -226,14 +233,14 @@ int main(int argc, char** argv) {
     const double c = 50, h_sghmc = std::min(0.2 / std::sqrt(lmax), c / v_hat);
     const auto sg_steps = static_cast<std::uint64_t>(std::ceil(scale * 1000.0 * v_hat / lmin / 1000.0)) * 1000;
     const sghmc::Sampler<Euclidean> sghmc_s{{space, sghmc::Friction(c), v_hat}, splitting::aboba, schedule::StepSize::constant(h_sghmc)};
-    const Result r1 = run(sghmc_s, pot, x0, sg_steps, Retention{sg_steps / 5, 10}, 2);
+    const Result r1 = run_chains(sghmc_s, pot, x0, sg_steps, Retention{sg_steps / 5, 10}, 2);
     out["methods"].push_back(report("sghmc", r1, test, &ref_summary,
                                     {{"h", h_sghmc}, {"friction", c}, {"v_hat", v_hat}, {"steps", sg_steps}, {"thin", 10}}));
 
     // SGLD: Euler step h with the same V̂ (needs hV̂/2 < 1).
     const double h_sgld = std::min(0.05 / lmax, 1.0 / v_hat);  // relaxation 1/λ_min: V̂/λ_min steps again
     const sgld::Sampler<Euclidean> sgld_s{space, schedule::StepSize::constant(h_sgld), v_hat};
-    const Result r2 = run(sgld_s, pot, x0, sg_steps, Retention{sg_steps / 5, 10}, 3);
+    const Result r2 = run_chains(sgld_s, pot, x0, sg_steps, Retention{sg_steps / 5, 10}, 3);
     out["methods"].push_back(report("sgld", r2, test, &ref_summary, {{"h", h_sgld}, {"v_hat", v_hat}, {"steps", sg_steps}, {"thin", 10}}));
 
     // The same samplers without the correction (V̂ = 0) at a tenth of the step: the gradient noise then
@@ -241,11 +248,11 @@ int main(int argc, char** argv) {
     // scalar V̂ above lowers it by up to h(V̂ − λ_min(B̂))/(2C) in the directions where B̂ is small.
     const sghmc::Sampler<Euclidean> sghmc_raw{{space, sghmc::Friction(c), 0.0}, splitting::aboba,
                                               schedule::StepSize::constant(h_sghmc / 10)};
-    const Result r3 = run(sghmc_raw, pot, x0, sg_steps, Retention{sg_steps / 5, 10}, 4);
+    const Result r3 = run_chains(sghmc_raw, pot, x0, sg_steps, Retention{sg_steps / 5, 10}, 4);
     out["methods"].push_back(report("sghmc (V̂ = 0, h/10)", r3, test, &ref_summary,
                                     {{"h", h_sghmc / 10}, {"friction", c}, {"v_hat", 0.0}, {"steps", sg_steps}, {"thin", 10}}));
     const sgld::Sampler<Euclidean> sgld_raw{space, schedule::StepSize::constant(h_sgld / 10), 0.0};
-    const Result r4 = run(sgld_raw, pot, x0, sg_steps, Retention{sg_steps / 5, 10}, 5);
+    const Result r4 = run_chains(sgld_raw, pot, x0, sg_steps, Retention{sg_steps / 5, 10}, 5);
     out["methods"].push_back(report("sgld (V̂ = 0, h/10)", r4, test, &ref_summary,
                                     {{"h", h_sgld / 10}, {"v_hat", 0.0}, {"steps", sg_steps}, {"thin", 10}}));
     {
@@ -260,8 +267,8 @@ int main(int argc, char** argv) {
       wrong += (map.dot(test.x.col(i)) > 0) != (test.y[i] == 1);
     out["map_test_error"] = wrong / double(test.size());
     out["peak_rss_mb"] = experiments::peak_rss_mb();
-    std::ofstream(argv[2]) << out.dump(1) << '\n';
-    std::fprintf(stderr, "MAP test error %.4f; wrote %s (peak RSS %.0f MB)\n", wrong / double(test.size()), argv[2],
+    run::write_json_file(out, out_path, 1);
+    std::fprintf(stderr, "MAP test error %.4f; wrote %s (peak RSS %.0f MB)\n", wrong / double(test.size()), out_path.c_str(),
                  experiments::peak_rss_mb());
   } catch (const std::exception& e) {
     std::fprintf(stderr, "logistic_experiment: error: %s\n", e.what());
