@@ -235,9 +235,9 @@ inline recipe::Sampler<recipe::Constant> frictionless(double h) {
   return s;
 }
 
-/// A 1-D momentum-augmented recipe sampler whose momentum r = z[1] is redrawn from N(0, 1) before every
-/// `every`-th step (0: never): the "r resampled" dynamics of Fig. 2 is a sampler of its own, so the
-/// driver runs it like any other.
+/// A recipe sampler on a 1-D θ with a momentum (z = (θ, r)) whose r is redrawn from N(0, 1) before the
+/// steps t = 0, every, 2·every, ... (global index; 0: never): the "r resampled" dynamics of Fig. 2 is a
+/// sampler of its own, so the driver runs it like any other.
 template <class S>
 struct MomentumRefresh {
   using State = typename S::State;
