@@ -14,6 +14,7 @@
 // Writes OUT/sam_<set>.json; experiments/topics/plot.py draws OUT/sam_<set>.png.
 //   sam_experiment SPAM_DATA_DIR OUT [--quick] [--set three-groups|all-spam] [--threads T] [--topics K]
 //                  [--budget SECONDS] [--validation-budget SECONDS] [--no-tune]
+//                  [--iterations N] [--validation-iterations N]
 //                  [--choices PREVIOUS.json] [--only SUBSTRING] [--gamma VALUE] [--tag NAME] [--friction-alpha A]
 //                  [--seed S] [--set pooled [--brown DIR] [--kjv FILE]]
 // The SG methods are validated over γ × α, α = C·h their friction (SGGMC) or diffusion (gSGNHT) times the step,
@@ -22,35 +23,39 @@
 // --only runs the methods whose name contains SUBSTRING; --gamma fixes γ for all methods run (α: the grid's
 // first value); --seed S (default 1) changes the initial topics and every chain's random stream (the data
 // split and the validation split stay fixed); --tag writes OUT/sam_<set>_<tag>.json instead of OUT/sam_<set>.json.
-#include <chrono>
+// --iterations N (--validation-iterations N) runs every chain (validation chain) for exactly N iterations instead of
+// a time budget, evaluating every N/evaluations iterations and keeping β after the first 20% of them: a run
+// whose every number but the timings is reproducible to the bit.
+// Every chain runs on the library's driver (Chain::run): the θ step controller is the potential's after_step,
+// the evaluations and the budget are observers on a SamplingClock that excludes evaluation time.
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
-#include <functional>
 #include <limits>
 #include <memory>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include <CLI/CLI.hpp>
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include <sgmcmc/models/text/loaders.hpp>
-
-#include "spam_corpus.hpp"
 #include <sgmcmc/compositions/sam.hpp>
+#include <sgmcmc/run/chain.hpp>
+#include <sgmcmc/run/evaluation.hpp>
+#include <sgmcmc/run/json_file.hpp>
 #include <sgmcmc/samplers/hmc.hpp>
 #include <sgmcmc/samplers/sghmc.hpp>
 #include <sgmcmc/samplers/sgnht.hpp>
 
 #include "../real/resources.hpp"
+#include "spam_corpus.hpp"
 
 using namespace sgmcmc;
 using namespace sgmcmc::text;
 using M = Power<Sphere>;
-using Clock = std::chrono::steady_clock;
 
 namespace {
 
@@ -129,18 +134,11 @@ struct Settings {
   int evaluations = 40;          // evaluation points over the budget
 };
 
-/// One chain of a method: step() advances one iteration; x() is the current β.
-struct Chain {
-  std::function<void(std::uint64_t)> step;
-  std::function<const Eigen::VectorXd&()> x;
-  std::function<nlohmann::json()> stats;
-  double documents_per_step;
-};
-
 struct RunResult {
   nlohmann::json curve;
   double final_log_perplexity = std::numeric_limits<double>::quiet_NaN();
   std::string failure;
+  nlohmann::json stats;  ///< the chain's own statistics: step sizes, acceptances, divergences
 };
 
 /// The θ step controller: the per-document GMC's step is scaled after every iteration toward an
@@ -156,121 +154,180 @@ void adapt_theta_step(Sam& sam, std::uint64_t accepted, std::uint64_t proposals)
   else if (a > 0.8) h = std::min(1e-2, 1.1 * h);
 }
 
-/// Builds the chain of `m` at step parameter γ on `sam`'s documents, started at β0 with seed `seed`.
-/// Holds everything by shared_ptr so the returned closures own their state.
-Chain make_chain(const Method& m, double gamma, double alpha, const std::shared_ptr<const Sam>& sam_in, const Settings& st,
-                 const Eigen::VectorXd& beta0, std::uint64_t seed) {
-  const double D = static_cast<double>(sam_in->documents->size());
-  const double h = std::sqrt(gamma / D);
-  auto rng = std::make_shared<random::Stream>(seed, 1);
-  auto sam = std::make_shared<Sam>(*sam_in);  // own copy: own scratch and worker pool
-  sam->theta = m.theta;
-  sam->batch_size = m.batch;
-  sam->threads = st.threads;
-  Chain c;
-  if (m.kind == Kind::sggmc || m.kind == Kind::gsgnht) {
-    c.documents_per_step = m.batch == 0 ? D : static_cast<double>(m.batch);
-    const double C = alpha / h;
-    if (m.kind == Kind::sggmc) {
-      auto sampler = std::make_shared<sghmc::Sampler<M>>(sghmc::Dynamics<M>{sam->manifold(), sghmc::Friction(C)}, splitting::aboba,
-                                                          schedule::StepSize::constant(h));
-      auto state = std::make_shared<sghmc::Sampler<M>::State>(sampler->init(beta0, *rng));
-      c.step = [=](std::uint64_t t) { sampler->step(*state, *sam, *rng, t); };
-      c.x = [=]() -> const Eigen::VectorXd& { return state->x; };
-    } else {
-      auto sampler = std::make_shared<sgnht::Sampler<M>>(sgnht::Dynamics<M>{sam->manifold(), C}, splitting::aboba,
-                                                          schedule::StepSize::constant(h));
-      auto state = std::make_shared<sgnht::Sampler<M>::State>(sampler->init(beta0, *rng));
-      c.step = [=](std::uint64_t t) { sampler->step(*state, *sam, *rng, t); };
-      c.x = [=]() -> const Eigen::VectorXd& { return state->x; };
-    }
-    auto acc = std::make_shared<std::pair<std::uint64_t, std::uint64_t>>(0, 0);
-    auto step = c.step;
-    c.step = [=](std::uint64_t t) {
-      step(t);
-      acc->first += sam->last.accepted, acc->second += sam->last.proposals;
-      adapt_theta_step(*sam, sam->last.accepted, sam->last.proposals);
-    };
-    c.stats = [=] {
-      return nlohmann::json{{"step_size", h}, {"friction_or_diffusion", C}, {"theta_step_final", sam->theta.step_size},
-                            {"theta_acceptance", acc->second ? double(acc->first) / double(acc->second) : 0.0}};
-    };
-  } else {
-    c.documents_per_step = D;
-    auto gmc = std::make_shared<hmc::Sampler<M>>(
-        hmc::Sampler<M>{sam->manifold(), schedule::StepSize::constant(h), m.leapfrog, hmc::Gradient::exact, true});
-    auto state = std::make_shared<hmc::State>(gmc->init(beta0, *rng));
-    auto cond = std::make_shared<SamConditional>(SamConditional{sam.get(), {}});
-    auto theta_acc = std::make_shared<std::pair<std::uint64_t, std::uint64_t>>(0, 0);
-    c.step = [=](std::uint64_t t) {
-      cond->redraw(state->x, *rng);  // the Gibbs block: θ | β for every document
-      theta_acc->first += cond->thetas.accepted, theta_acc->second += cond->thetas.proposals;
-      adapt_theta_step(*sam, cond->thetas.accepted, cond->thetas.proposals);
-      gmc->step(*state, *cond, *rng, t);  // β | θ by one GMC trajectory with its MH test
-    };
-    c.x = [=]() -> const Eigen::VectorXd& { return state->x; };
-    c.stats = [=] {
-      return nlohmann::json{{"step_size", h}, {"leapfrog_steps", gmc->leapfrog_steps}, {"theta_step_final", sam->theta.step_size},
-                            {"beta_acceptance", state->proposals ? double(state->accepted) / double(state->proposals) : 0.0},
-                            {"divergent", state->divergent},
-                            {"theta_acceptance", theta_acc->second ? double(theta_acc->first) / double(theta_acc->second) : 0.0}};
-    };
-  }
-  return c;
-}
+/// The SAM posterior as a chain's potential, with the θ step controller as its state between steps: the
+/// driver calls after_step once per iteration, which adapts the θ step to that iteration's θ draws
+/// (`Sam::last`) and keeps their acceptance over the chain. Draws nothing from the chain's stream.
+struct AdaptiveSam {
+  Sam sam;  ///< the chain's own copy: own scratch, worker pool and θ step
+  std::uint64_t theta_accepted = 0, theta_proposals = 0;
 
-/// Runs `chain` for `budget` seconds of sampler time, evaluating on `test` every budget/evaluations s.
-RunResult run_chain(Chain& chain, const Sam& sam, const SamDocuments& test, const Settings& st, double budget, bool verbose,
-                    const std::string& label) {
-  PerplexityAccumulator acc(sam, test, st.eval_thetas, 77);
-  const double every = budget / st.evaluations, burn = st.burn_in_fraction * budget;
+  template <class R>
+  void gradient(const Eigen::VectorXd& beta, Eigen::VectorXd& g, R& rng) const {
+    sam.gradient(beta, g, rng);
+  }
+  template <class R>
+  void after_step(const Eigen::VectorXd& /*beta*/, std::uint64_t /*t*/, const R& /*rng*/) {
+    theta_accepted += sam.last.accepted, theta_proposals += sam.last.proposals;
+    adapt_theta_step(sam, sam.last.accepted, sam.last.proposals);
+  }
+  double theta_acceptance() const {
+    return theta_proposals ? static_cast<double>(theta_accepted) / static_cast<double>(theta_proposals) : 0.0;
+  }
+};
+
+/// GMC-bGibbs / GMC-apprMH as one sampler: every iteration redraws θ | β for every document (the Gibbs
+/// block, keyed from the chain's stream), then moves β | θ by one GMC trajectory with its MH test.
+struct ThetaThenBetaGmc {
+  hmc::Sampler<M> beta_gmc;
+  struct State {
+    hmc::State beta;
+    ThetaDraws thetas;  ///< the last θ block (kept between steps only to reuse its storage)
+  };
+  static constexpr Statistics statistics = hmc::Sampler<M>::statistics;
+
+  template <class R>
+  State init(Eigen::VectorXd beta0, R& rng) const {
+    return {beta_gmc.init(std::move(beta0), rng), {}};
+  }
+  template <class R>
+  StepInfo step(State& s, const AdaptiveSam& potential, R& rng, std::uint64_t t) const {
+    SamConditional conditional{&potential.sam, std::move(s.thetas)};
+    conditional.redraw(s.beta.x, rng);
+    // These θ draws are the iteration's θ draws: report them where the SG methods' gradient reports its
+    // own, so one controller (AdaptiveSam::after_step) adapts both. The β trajectory does not read θ's step.
+    potential.sam.last.accepted = conditional.thetas.accepted;
+    potential.sam.last.proposals = conditional.thetas.proposals;
+    potential.sam.last.max_simplex_violation = conditional.thetas.max_simplex_violation;
+    const StepInfo info = beta_gmc.step(s.beta, conditional, rng, t);
+    s.thetas = std::move(conditional.thetas);
+    return info;
+  }
+  const Eigen::VectorXd& position(const State& s) const { return s.beta.x; }
+  void describe(const State& s, StepInfo& info) const { beta_gmc.describe(s.beta, info); }
+};
+
+/// How long a chain runs: `seconds` of sampling time, or, if `iterations` > 0, exactly that many steps.
+struct RunLength {
+  double seconds = 0;
+  std::uint64_t iterations = 0;
+};
+
+/// Evaluates at every `every` seconds of sampling time (one evaluation per step at most: a slow step
+/// that passes several marks gives one) and at the step that exhausts the budget, then stops. One
+/// reading of the clock per step decides both, so the last step is always evaluated.
+template <class F>
+struct EvaluateOverBudget {
+  double budget, every;
+  SamplingClock* clock;
+  F evaluate;  ///< evaluate(event, seconds)
+  double next = every;
+  Control operator()(const StepEvent& e) {
+    const double seconds = clock->seconds();
+    if (seconds >= next || seconds >= budget) {
+      next += every;
+      clock->excluding([&] { evaluate(e, seconds); });
+    }
+    return seconds >= budget ? Control::stop : Control::proceed;
+  }
+};
+
+/// Stops at the first non-finite β (the driver checks every 16 steps; a SAM step is slow, so every step).
+Control stop_if_non_finite(const StepEvent& e) { return e.position.allFinite() ? Control::proceed : Control::stop; }
+
+/// Runs `sampler` on `potential` from β0 with Stream(seed, 1) for `length`, evaluating on `test` at
+/// `st.evaluations` points and keeping β for the held-out average after the first burn_in_fraction of
+/// the length; `stats(chain)` gives the chain's statistics at the end.
+template <class S, class StatsFn>
+RunResult run_on_driver(const S& sampler, AdaptiveSam potential, const Eigen::VectorXd& beta0, std::uint64_t seed,
+                        double documents_per_step, const SamDocuments& test, const Settings& st, RunLength length,
+                        bool verbose, const std::string& label, StatsFn stats) {
+  Chain chain(sampler, std::move(potential), beta0, random::Stream(seed, 1));
+  PerplexityAccumulator acc(chain.potential.sam, test, st.eval_thetas, 77);
   std::vector<double> secs, docs, iters, lp, lp_current;
-  double elapsed = 0, next = every;
-  std::uint64_t t = 0;
-  RunResult r;
   std::vector<Eigen::VectorXd> first_kept;  // for the check against Sam::log_perplexity
   double check = std::numeric_limits<double>::quiet_NaN();
-  while (elapsed < budget) {
-    const auto t0 = Clock::now();
-    try {
-      chain.step(t);
-    } catch (const std::exception& e) {
-      r.failure = e.what();
-      break;
-    }
-    elapsed += std::chrono::duration<double>(Clock::now() - t0).count();
-    ++t;
-    if (!chain.x().allFinite()) {
-      r.failure = fmt::format("non-finite state at iteration {}", t);
-      break;
-    }
-    if (elapsed >= next || elapsed >= budget) {
-      next += every;
-      const bool keep = elapsed > burn;
-      const double own = acc.add(chain.x(), keep);
-      if (keep && first_kept.size() < 3) {
-        first_kept.push_back(chain.x());
-        if (first_kept.size() == 3) {
-          random::Stream er(77, 0);
-          check = std::abs(sam.log_perplexity(first_kept, test, st.eval_thetas, er) - acc.value());
-        }
+  SamplingClock clock;
+  const auto record = [&](const StepEvent& e, double seconds, bool keep) {
+    if (!e.position.allFinite()) return;  // the chain stops at this step (stop_if_non_finite)
+    const double own = acc.add(e.position, keep);
+    if (keep && first_kept.size() < 3) {
+      first_kept.push_back(e.position);
+      if (first_kept.size() == 3) {
+        random::Stream er(77, 0);
+        check = std::abs(chain.potential.sam.log_perplexity(first_kept, test, st.eval_thetas, er) - acc.value());
       }
-      const double avg = acc.kept ? acc.value() : own;
-      secs.push_back(elapsed), iters.push_back(static_cast<double>(t));
-      docs.push_back(static_cast<double>(t) * chain.documents_per_step);
-      lp.push_back(avg), lp_current.push_back(own);
-      if (verbose)
-        fmt::print("  {:<22s} {:7.1f} s  iter {:6d}  docs {:9.0f}  log-perplexity {:10.2f} (current β {:10.2f}, {} kept)\n", label,
-                   elapsed, t, docs.back(), avg, own, acc.kept);
-      std::fflush(stdout);
     }
+    const double avg = acc.kept ? acc.value() : own;
+    secs.push_back(seconds), iters.push_back(static_cast<double>(e.step));
+    docs.push_back(static_cast<double>(e.step) * documents_per_step);
+    lp.push_back(avg), lp_current.push_back(own);
+    if (verbose)
+      fmt::print("  {:<22s} {:7.1f} s  iter {:6d}  docs {:9.0f}  log-perplexity {:10.2f} (current β {:10.2f}, {} kept)\n", label,
+                 seconds, e.step, docs.back(), avg, own, acc.kept);
+    std::fflush(stdout);
+  };
+  RunResult r;
+  try {
+    ChainStatus status;
+    if (length.iterations > 0) {
+      const std::uint64_t n = length.iterations;
+      const double burn = st.burn_in_fraction * static_cast<double>(n);
+      const auto every = std::max<std::uint64_t>(1, n / static_cast<std::uint64_t>(st.evaluations));
+      status = chain.run(Retention{}, StopAfter{n}, stop_if_non_finite,
+                         Every{every, [&](const StepEvent& e) { record(e, clock.seconds(), static_cast<double>(e.step) > burn); },
+                               &clock, n});
+    } else {
+      const double burn = st.burn_in_fraction * length.seconds;
+      status = chain.run(Retention{}, stop_if_non_finite,
+                         EvaluateOverBudget{length.seconds, length.seconds / st.evaluations, &clock,
+                                            [&](const StepEvent& e, double seconds) { record(e, seconds, seconds > burn); }});
+    }
+    if (!status.ok()) r.failure = status.error;
+  } catch (const std::exception& e) {
+    r.failure = e.what();
   }
   r.curve = {{"seconds", secs}, {"documents", docs}, {"iterations", iters}, {"log_perplexity", lp},
-             {"log_perplexity_current", lp_current}, {"kept_samples", acc.kept}, {"iterations_total", t},
-             {"sampler_seconds", elapsed}, {"accumulator_vs_log_perplexity", check}};
+             {"log_perplexity_current", lp_current}, {"kept_samples", acc.kept}, {"iterations_total", chain.steps_done},
+             {"sampler_seconds", clock.seconds()}, {"accumulator_vs_log_perplexity", check}};
   if (!lp.empty()) r.final_log_perplexity = lp.back();
   if (!r.failure.empty()) r.curve["failure"] = r.failure;
+  r.stats = stats(chain);
   return r;
+}
+
+/// Runs the chain of `m` at step parameter γ (and α) on `data`'s documents from β0 with seed `seed`.
+RunResult run_method(const Method& m, double gamma, double alpha, const Sam& data, const SamDocuments& test, const Settings& st,
+                     const Eigen::VectorXd& beta0, std::uint64_t seed, RunLength length, bool verbose) {
+  const double D = static_cast<double>(data.documents->size());
+  const double h = std::sqrt(gamma / D);
+  AdaptiveSam potential{data};
+  potential.sam.theta = m.theta;
+  potential.sam.batch_size = m.batch;
+  potential.sam.threads = st.threads;
+  const auto manifold = data.manifold();
+  if (m.kind == Kind::sggmc || m.kind == Kind::gsgnht) {
+    const double documents_per_step = m.batch == 0 ? D : static_cast<double>(m.batch);
+    const double C = alpha / h;
+    const auto stats = [=](const auto& chain) {
+      return nlohmann::json{{"step_size", h}, {"friction_or_diffusion", C}, {"theta_step_final", chain.potential.sam.theta.step_size},
+                            {"theta_acceptance", chain.potential.theta_acceptance()}};
+    };
+    if (m.kind == Kind::sggmc)
+      return run_on_driver(sghmc::Sampler<M>{sghmc::Dynamics<M>{manifold, sghmc::Friction(C)}, splitting::aboba,
+                                             schedule::StepSize::constant(h)},
+                           std::move(potential), beta0, seed, documents_per_step, test, st, length, verbose, m.name, stats);
+    return run_on_driver(sgnht::Sampler<M>{sgnht::Dynamics<M>{manifold, C}, splitting::aboba, schedule::StepSize::constant(h)},
+                         std::move(potential), beta0, seed, documents_per_step, test, st, length, verbose, m.name, stats);
+  }
+  const ThetaThenBetaGmc gmc{hmc::Sampler<M>{manifold, schedule::StepSize::constant(h), m.leapfrog, hmc::Gradient::exact, true}};
+  const auto stats = [=](const auto& chain) {
+    const auto& beta = chain.state.beta;
+    return nlohmann::json{{"step_size", h}, {"leapfrog_steps", m.leapfrog}, {"theta_step_final", chain.potential.sam.theta.step_size},
+                          {"beta_acceptance", beta.proposals ? double(beta.accepted) / double(beta.proposals) : 0.0},
+                          {"beta_accept_stat_mean", chain.steps_done ? chain.totals.accept_sum / double(chain.steps_done) : 0.0},
+                          {"divergent", chain.totals.divergent}, {"theta_acceptance", chain.potential.theta_acceptance()}};
+  };
+  return run_on_driver(gmc, std::move(potential), beta0, seed, D, test, st, length, verbose, m.name, stats);
 }
 
 std::shared_ptr<SamDocuments> to_sam(const Corpus& c, const TfIdf& tfidf) {
@@ -287,46 +344,51 @@ double load_average() {
 }  // namespace
 
 int main(int argc, char** argv) try {
-  if (argc < 3) {
-    std::fprintf(stderr,
-                 "usage: sam_experiment SPAM_DATA_DIR OUT [--quick] [--set three-groups|all-spam|pooled] [--threads T] [--topics K]\n"
-                 "                      [--budget SECONDS] [--validation-budget SECONDS] [--no-tune]\n");
-    return 2;
-  }
-  const std::filesystem::path root = argv[1], out = argv[2];
-  bool quick = false, tune = true;
+  CLI::App app{"The spherical admixture model: held-out log-perplexity against seconds and documents for SGGMC, gSGNHT, "
+               "GMC-bGibbs and GMC-apprMH (writes OUT/sam_<set>.json; experiments/topics/plot.py draws it)",
+               "sam_experiment"};
+  std::string root_arg, out_arg, brown_arg, kjv_arg;
+  bool quick = false, no_tune = false;
   std::string set = "three-groups";
   Settings st;
-  double budget = -1, val_budget = -1, fixed_gamma = -1;
+  double budget = -1, val_budget = -1, fixed_gamma = -1, friction_alpha = -1;
+  std::uint64_t iterations = 0, val_iterations = 0;
   std::string choices_file, only, tag;
-  std::filesystem::path brown, kjv;  // the pooled set's other corpora (default: beside the SpamAssassin data)
-  for (int i = 3; i < argc; ++i) {
-    const std::string a = argv[i];
-    auto next = [&]() -> std::string {
-      if (i + 1 >= argc) throw Error(fmt::format("argument {}: missing value", a));
-      return argv[++i];
-    };
-    if (a == "--quick") quick = true;
-    else if (a == "--no-tune") tune = false;
-    else if (a == "--set") set = next();
-    else if (a == "--threads") st.threads = static_cast<unsigned>(std::stoul(next()));
-    else if (a == "--topics") st.K = std::stol(next());
-    else if (a == "--budget") budget = std::stod(next());
-    else if (a == "--validation-budget") val_budget = std::stod(next());
-    else if (a == "--choices") choices_file = next();
-    else if (a == "--only") only = next();
-    else if (a == "--gamma") fixed_gamma = std::stod(next());
-    else if (a == "--tag") tag = next();
-    else if (a == "--friction-alpha") st.friction_grid = {std::stod(next())};
-    else if (a == "--seed") st.seed = std::stoull(next());
-    else if (a == "--brown") brown = next();
-    else if (a == "--kjv") kjv = next();
-    else throw Error(fmt::format("argument {}: unknown", a));
+  app.add_option("SPAM_DATA_DIR", root_arg, "the SpamAssassin corpus (scripts/text_data.sh spam-assassin)")->required();
+  app.add_option("OUT", out_arg, "folder for sam_<set>.json")->required();
+  app.add_flag("--quick", quick, "8 s per method, no tuning, shorter θ chains");
+  app.add_option("--set", set, "the corpus")->capture_default_str()->check(CLI::IsMember({"three-groups", "all-spam", "pooled"}));
+  app.add_option("--brown", brown_arg, "the Brown corpus of the pooled set (default: beside the SpamAssassin data)");
+  app.add_option("--kjv", kjv_arg, "the King James Bible of the pooled set (default: beside the SpamAssassin data)");
+  app.add_option("--threads", st.threads, "threads drawing the documents' θ (results do not depend on it)")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
+  app.add_option("--topics", st.K, "K")->capture_default_str();
+  app.add_option("--budget", budget, "sampling seconds per method (default 90; quick 8)");
+  app.add_option("--validation-budget", val_budget, "sampling seconds per validation chain (default 10; quick 4)");
+  app.add_option("--iterations", iterations, "run each method exactly N iterations instead of --budget (reproducible)");
+  app.add_option("--validation-iterations", val_iterations,
+                 "run each validation chain exactly N iterations instead of --validation-budget");
+  app.add_flag("--no-tune", no_tune, "no validation: each method at its grid's second value");
+  app.add_option("--choices", choices_file, "each method's gamma (and alpha) from an earlier run's JSON");
+  app.add_option("--only", only, "run only the methods whose name contains SUBSTRING");
+  app.add_option("--gamma", fixed_gamma, "fix gamma for all methods run");
+  app.add_option("--tag", tag, "write OUT/sam_<set>_<NAME>.json");
+  app.add_option("--friction-alpha", friction_alpha, "fix alpha = C*h instead of validating it");
+  app.add_option("--seed", st.seed, "initial topics and every chain's stream (not the data or validation split)")->capture_default_str();
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e) == 0 ? 0 : 2;
   }
+  const std::filesystem::path root = root_arg, out = out_arg, brown = brown_arg, kjv = kjv_arg;
+  bool tune = !no_tune;
+  if (friction_alpha > 0) st.friction_grid = {friction_alpha};
   require(st.threads >= 1, "--threads: expected an integer >= 1");
   if (budget <= 0) budget = quick ? 8 : 90;
   if (val_budget <= 0) val_budget = quick ? 4 : 10;
   if (quick) st.evaluations = 10;
+  const RunLength length{budget, iterations}, validation_length{val_budget, val_iterations};
   std::filesystem::create_directories(out);
   const double load_start = load_average();
   const auto file = experiments::result_file(out, "sam", set, tag);
@@ -373,9 +435,7 @@ int main(int argc, char** argv) try {
   };
   nlohmann::json choices;
   if (!choices_file.empty()) {
-    std::ifstream in(choices_file);
-    require(static_cast<bool>(in), fmt::format("--choices: cannot read {}", choices_file));
-    const auto prev = nlohmann::json::parse(in);
+    const auto prev = run::read_json_file(choices_file);
     // Runs written before α was validated carry no alpha_friction: they used the authors' 0.01.
     for (const auto& r : prev.at("runs"))
       choices[r.at("method").get<std::string>()] = {{"gamma", r.at("gamma")}, {"alpha", r.value("alpha_friction", 0.01)}};
@@ -403,13 +463,15 @@ int main(int argc, char** argv) try {
                    {"step_size_rule", "h = sqrt(gamma / D), D = training documents of the run (authors' eps = sqrt(gamma/D)); "
                                       "SGGMC friction C = alpha/h, gSGNHT diffusion A = alpha/h (alpha per run: alpha_friction)"},
                    {"eval_thetas", st.eval_thetas}, {"budget_seconds", budget}, {"validation_budget_seconds", val_budget},
+                   {"iterations", iterations}, {"validation_iterations", val_iterations},
                    {"burn_in_fraction", st.burn_in_fraction}, {"evaluations", st.evaluations}, {"threads", st.threads},
                    {"hardware_threads", std::thread::hardware_concurrency()}, {"split_seed", 2024}, {"tuned", tune},
                    {"documents_processed",
                     "SG methods: iterations x batch (the documents whose theta was sampled); GMC baselines: iterations x D "
                     "(every document's theta is redrawn before each beta trajectory)"},
                    {"theta_step", "starts at 1e-3, scaled after every iteration toward acceptance in [0.6, 0.8] (x0.8 / x1.1)"},
-                   {"clock", "sampler time only (steady_clock around each iteration); evaluations excluded"}};
+                   {"clock", "sampler time only (the driver loop's wall-clock time less the evaluations'); evaluations excluded"},
+                   {"length", "budget_seconds of sampler time per chain, or exactly `iterations` iterations if > 0 (0: the budget)"}};
 
   random::Stream init_rng(2015 + st.seed, 0);  // seed 1: the stream (2016, 0) of the first runs
   const auto base = std::make_shared<const Sam>(train, st.K, st.hyper, theta_sg, 0, st.threads);
@@ -439,12 +501,11 @@ int main(int argc, char** argv) try {
       double best = std::numeric_limits<double>::infinity();
       for (double g : m.gammas)
         for (double al : alphas) {
-          Chain c = make_chain(m, g, al, fit_sam, st, beta0_fit, 10 + st.seed);
-          const RunResult r = run_chain(c, *fit_sam, *validation, st, val_budget, false, m.name);
+          const RunResult r = run_method(m, g, al, *fit_sam, *validation, st, beta0_fit, 10 + st.seed, validation_length, false);
           fmt::print("validation {:<22s} gamma {:8.1e}{}: log-perplexity {:10.2f}{}\n", m.name, g,
                      sg ? fmt::format(" alpha {:5.2f}", al) : "", r.final_log_perplexity, r.failure.empty() ? "" : " (" + r.failure + ")");
           nlohmann::json point = {{"gamma", g}, {"validation_log_perplexity", r.final_log_perplexity},
-                                  {"iterations", r.curve["iterations_total"]}, {"stats", c.stats()}, {"failure", r.failure}};
+                                  {"iterations", r.curve["iterations_total"]}, {"stats", r.stats}, {"failure", r.failure}};
           if (sg) point["alpha_friction"] = al;
           grid.push_back(point);
           if (r.failure.empty() && r.final_log_perplexity < best) best = r.final_log_perplexity, chosen = g, chosen_alpha = al;
@@ -463,20 +524,19 @@ int main(int argc, char** argv) try {
     }
     run["gamma"] = chosen;
     if (sg) run["alpha_friction"] = chosen_alpha;
-    Chain c = make_chain(m, chosen, chosen_alpha, base, st, beta0, st.seed);
-    const RunResult r = run_chain(c, *base, *test, st, budget, true, m.name);
+    const RunResult r = run_method(m, chosen, chosen_alpha, *base, *test, st, beta0, st.seed, length, true);
     run["curve"] = r.curve;
     run["final_log_perplexity"] = r.final_log_perplexity;
-    run["stats"] = c.stats();
+    run["stats"] = r.stats;
     if (!r.failure.empty()) run["failure"] = r.failure;
     fmt::print("{}: gamma {:g}{}, final log-perplexity {:.2f}, {}\n", m.name, chosen,
-               sg ? fmt::format(" alpha {:g}", chosen_alpha) : "", r.final_log_perplexity, c.stats().dump());
+               sg ? fmt::format(" alpha {:g}", chosen_alpha) : "", r.final_log_perplexity, r.stats.dump());
     j["runs"].push_back(run);
-    std::ofstream(file) << j.dump(1) << "\n";  // partial results survive an interruption
+    run::write_json_file(j, file.string(), 1);  // partial results survive an interruption
   }
   j["peak_rss_mb"] = experiments::peak_rss_mb();
   j["load_average"] = {{"start", load_start}, {"end", load_average()}};
-  std::ofstream(file) << j.dump(1) << "\n";
+  run::write_json_file(j, file.string(), 1);
   fmt::print("peak RSS {:.0f} MB; wrote {}\n", experiments::peak_rss_mb(), file.string());
   return 0;
 } catch (const std::exception& e) {
