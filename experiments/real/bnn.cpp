@@ -7,15 +7,17 @@
 // over the draws taken at every evaluation after burn-in); the optimisers report their current point.
 // The batch gradient is cut into 2 fixed parts computed on `--threads` threads and summed in part
 // order (models/bnn.hpp), so the numbers do not depend on the thread count.
-// Usage: bnn_experiment FASHION_MNIST_DIR OUT_JSON [--epochs E] [--threads T] [--time-epoch]
+// Every run goes through the library's driver (run/chain.hpp); the Gibbs step, the held-out
+// evaluations and their clock are observers of it (run/evaluation.hpp).
+// Usage: bnn_experiment FASHION_MNIST_DIR OUT_JSON [--epochs E] [--threads T] [--time-epoch] [--quick]
 //   --time-epoch: time one pass of SGHMC on 1 and on 2 threads, write that to OUT_JSON and stop.
+//   --quick: 2 passes.
 #include <chrono>
 #include <cmath>
 #include <cstdio>
-#include <cstdlib>
-#include <fstream>
 #include <string>
 
+#include <CLI/CLI.hpp>
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
@@ -23,10 +25,14 @@
 #include <sgmcmc/models/bnn.hpp>
 #include <sgmcmc/models/data/dataset.hpp>
 #include <sgmcmc/models/data/idx.hpp>
+#include <sgmcmc/run/chain.hpp>
+#include <sgmcmc/run/evaluation.hpp>
+#include <sgmcmc/run/json_file.hpp>
 #include <sgmcmc/samplers/sghmc.hpp>
 #include <sgmcmc/samplers/sgld.hpp>
 
 #include "baselines.hpp"
+#include "observers.hpp"
 #include "resources.hpp"
 
 using namespace sgmcmc;
@@ -46,38 +52,58 @@ models::Bnn make_model(const Set& train, int threads) {
   return m;
 }
 
+// A chain on minibatches of `model`: the initial weights are the first draws of the seed's stream, and
+// the chain's engine continues that stream.
+template <class S>
+auto make_chain(const S& sampler, const models::Bnn& model, std::uint64_t seed) {
+  random::Stream rng(seed, 0);
+  Eigen::VectorXd x0 = model.initial_point(rng);
+  return Chain(sampler, data::minibatch(model, batch, models::Sampling::without_replacement), std::move(x0), std::move(rng));
+}
+
 // Runs one method for `epochs` passes; evaluates every `eval_every` steps (evaluation time is not
 // counted in "seconds"). Samplers average the predictive probabilities over evaluations after burn-in.
 template <class S>
 json run_method(const std::string& method, const S& sampler, const Set& train, const Set& test, double epochs,
                 bool averaging, double burn_in_epochs, int threads, std::uint64_t seed, bool gibbs = true) {
-  auto model = make_model(train, threads);
-  const auto pot = data::minibatch(model, batch, models::Sampling::without_replacement);
-  random::Stream rng(seed, 0);
-  auto state = sampler.init(model.initial_point(rng), rng);
+  const auto model = make_model(train, threads);
+  auto chain = make_chain(sampler, model, seed);
   const double steps_per_epoch = double(train->size()) / double(batch);
   const auto steps = static_cast<std::uint64_t>(epochs * steps_per_epoch);
+  if (steps == 0) throw Error(fmt::format("{}: {} passes make no step (batches of {})", method, epochs, batch));
   const auto burn_in = static_cast<std::uint64_t>(burn_in_epochs * steps_per_epoch);
   const std::uint64_t eval_every = 40;  // a third of a pass
+  const std::uint64_t gibbs_every = gibbs ? 100 : 0;  // App. H.1: λ_l every 100 steps
   Eigen::MatrixXd avg;
-  double kept = 0, seconds = 0;
+  double kept = 0;
   json curve = json::array();
-  auto t0 = std::chrono::steady_clock::now();
-  for (std::uint64_t t = 0; t < steps; ++t) {
-    sampler.step(state, pot, rng, t);
-    if (gibbs && (t + 1) % 100 == 0) model.gibbs(sampler.position(state), rng);  // App. H.1: λ_l every 100 steps
-    if ((t + 1) % eval_every == 0 || t + 1 == steps) {
-      seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-      double err;
-      if (averaging && t >= burn_in) {
-        err = model.error_rate(sampler.position(state), *test, &avg, kept);
-        kept += 1;
-      } else {
-        err = model.error_rate(sampler.position(state), *test);
-      }
-      curve.push_back({{"pass", double(t + 1) / steps_per_epoch}, {"seconds", seconds}, {"error", err}});
-      t0 = std::chrono::steady_clock::now();
+  experiments::StopOnNonFinite divergence;
+  // The Gibbs step on λ_l draws from the chain's own stream, as the published runs did (the library's
+  // run/targets/gibbs.hpp draws from a substream: every number after the first Gibbs step would change).
+  auto gibbs_step = [&](const StepEvent& e) {
+    if (gibbs_every != 0 && e.step % gibbs_every == 0 && !divergence.diverged) model.gibbs(e.position, chain.rng);
+    return Control::proceed;
+  };
+  SamplingClock clock;
+  auto evaluate = [&](const StepEvent& e) {
+    if (divergence.diverged) return;
+    double err;
+    if (averaging && e.step > burn_in) {
+      err = model.error_rate(e.position, *test, &avg, kept);
+      kept += 1;
+    } else {
+      err = model.error_rate(e.position, *test);
     }
+    curve.push_back({{"pass", double(e.step) / steps_per_epoch}, {"seconds", clock.seconds()}, {"error", err}});
+  };
+  clock.restart();
+  const ChainStatus status =
+      chain.run(experiments::keep_none, StopAfter{steps}, divergence, gibbs_step, Every{eval_every, evaluate, &clock, steps});
+  const double seconds = clock.seconds();
+  if (!status.ok()) {  // too large a learning rate: recorded, and never chosen by the tuning
+    std::fprintf(stderr, "%-13s diverged: %s\n", method.c_str(), status.error.c_str());
+    return {{"method", method}, {"curve", curve}, {"final_error", nullptr}, {"diverged", true}, {"error", status.error},
+            {"seconds", seconds}, {"steps", chain.steps_done}, {"predictive_draws", kept}};
   }
   const double final_error = curve.back()["error"];
   std::fprintf(stderr, "%-13s test error %.4f  (%.1f s sampling, %llu steps, %.0f predictive draws)\n", method.c_str(),
@@ -89,28 +115,29 @@ json run_method(const std::string& method, const S& sampler, const Set& train, c
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc < 3) {
-    std::fprintf(stderr, "usage: %s FASHION_MNIST_DIR OUT_JSON [--epochs E] [--threads T] [--time-epoch]\n", argv[0]);
-    return 2;
-  }
+  CLI::App app{"The Bayesian neural net of the SGHMC paper (§4.2) on Fashion-MNIST: test error against passes and "
+               "seconds for SGHMC, SGLD, SGD and SGD with momentum"};
+  std::string data_dir, out_path;
   double epochs = 20;
   int threads = 2;
-  bool time_epoch = false;
-  for (int i = 3; i < argc; ++i) {
-    const std::string a = argv[i];
-    if (a == "--epochs" && i + 1 < argc) epochs = std::atof(argv[++i]);
-    else if (a == "--threads" && i + 1 < argc) threads = std::atoi(argv[++i]);
-    else if (a == "--time-epoch") time_epoch = true;
-    else if (a == "--quick") epochs = 2;
-    else {
-      std::fprintf(stderr, "bnn_experiment: unknown argument '%s'\n", a.c_str());
-      return 2;
-    }
-  }
+  bool time_epoch = false, quick = false;
+  app.add_option("FASHION_MNIST_DIR", data_dir, "folder of the Fashion-MNIST IDX files (scripts/data.sh fashion-mnist)")->required();
+  app.add_option("OUT_JSON", out_path, "where to write the results")->required();
+  app.add_option("--epochs", epochs, "passes over the training images")->check(CLI::PositiveNumber);
+  app.add_option("--threads", threads, "threads for the batch gradient's parts (the numbers do not depend on it)")
+      ->check(CLI::PositiveNumber);
+  app.add_flag("--time-epoch", time_epoch, "time one pass of SGHMC on 1 and on 2 threads, write that to OUT_JSON and stop");
+  app.add_flag("--quick", quick, "2 passes (overrides --epochs)");
   try {
-    const Set train = std::make_shared<const data::Dataset<float>>(data::load_fashion_mnist(argv[1], "train"));
-    const Set test = std::make_shared<const data::Dataset<float>>(data::load_fashion_mnist(argv[1], "t10k"));
-    std::fprintf(stderr, "%s: %zu training, %zu test images of %ld pixels\n", argv[1], train->size(), test->size(),
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e) == 0 ? 0 : 2;
+  }
+  if (quick) epochs = 2;
+  try {
+    const Set train = std::make_shared<const data::Dataset<float>>(data::load_fashion_mnist(data_dir, "train"));
+    const Set test = std::make_shared<const data::Dataset<float>>(data::load_fashion_mnist(data_dir, "t10k"));
+    std::fprintf(stderr, "%s: %zu training, %zu test images of %ld pixels\n", data_dir.c_str(), train->size(), test->size(),
                  static_cast<long>(train->dim()));
     const Euclidean space(make_model(train, 1).dim());
     // One learning rate η and momentum decay α for every method, in the paper's momentum
@@ -123,22 +150,20 @@ int main(int argc, char** argv) {
     if (time_epoch) {
       json out = {{"experiment", "bnn_time_epoch"}, {"batch_size", batch}, {"chunks", chunks}, {"runs", json::array()}};
       for (int t : {1, 2, 1, 2}) {
-        auto model = make_model(train, t);
-        const auto pot = data::minibatch(model, batch, models::Sampling::without_replacement);
-        random::Stream rng(11, 0);
-        auto state = sghmc_s.init(model.initial_point(rng), rng);
-        const auto steps = train->size() / batch;
+        auto chain = make_chain(sghmc_s, make_model(train, t), 11);
         const auto t0 = std::chrono::steady_clock::now();
-        for (std::uint64_t s = 0; s < steps; ++s) sghmc_s.step(state, pot, rng, s);
+        const ChainStatus status = chain.run(experiments::keep_none, StopAfter{train->size() / batch});
         const double sec = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-        std::fprintf(stderr, "threads %d: %.2f s per epoch (checksum %.17g)\n", t, sec, state.x.sum());
-        out["runs"].push_back({{"threads", t}, {"seconds_per_epoch", sec}, {"checksum", state.x.sum()}});
+        if (!status.ok()) throw Error(status.error);
+        const double checksum = chain.position().sum();
+        std::fprintf(stderr, "threads %d: %.2f s per epoch (checksum %.17g)\n", t, sec, checksum);
+        out["runs"].push_back({{"threads", t}, {"seconds_per_epoch", sec}, {"checksum", checksum}});
       }
-      std::ofstream(argv[2]) << out.dump(1) << '\n';
+      run::write_json_file(out, out_path, 1);
       return 0;
     }
     const double burn_in = std::min(5.0, epochs / 4);
-    json out = {{"experiment", "bnn"}, {"data", argv[1]}, {"train", train->size()}, {"test", test->size()},
+    json out = {{"experiment", "bnn"}, {"data", data_dir}, {"train", train->size()}, {"test", test->size()},
                 {"architecture", {784, 100, 10}}, {"batch_size", batch}, {"epochs", epochs}, {"eta", eta}, {"alpha", alpha},
                 {"burn_in_epochs", burn_in}, {"gibbs_every", 100}, {"threads", threads}, {"chunks", chunks},
                 {"methods", json::array()}};
@@ -164,9 +189,9 @@ int main(int argc, char** argv) {
       for (const double f : {1.0, 0.3, 0.1, 0.03, 0.01}) {
         const json r = run_method(name + " (tuning)", experiments::Sgd{base * f, decay}, fit, valid, tune_epochs, false, 0,
                                   threads, 20, false);
-        const double e = r["final_error"];
-        tries.push_back({{"learning_rate", base * f}, {"valid_error", e}});
-        if (e < best) best = e, best_rate = base * f;
+        tries.push_back({{"learning_rate", base * f}, {"valid_error", r["final_error"]}});  // null: diverged
+        if (r["final_error"].is_null()) continue;
+        if (const double e = r["final_error"]; e < best) best = e, best_rate = base * f;
       }
       tuning[name] = {{"chosen", best_rate}, {"epochs", tune_epochs}, {"grid", tries}};
       return best_rate;
@@ -178,8 +203,8 @@ int main(int argc, char** argv) {
         run_method("sgd_momentum", experiments::Sgd{momentum_rate, alpha}, train, test, epochs, false, 0, threads, 14, false));
     out["optimiser_precisions"] = "fixed at 1 (no Gibbs step)";
     out["peak_rss_mb"] = experiments::peak_rss_mb();
-    std::ofstream(argv[2]) << out.dump(1) << '\n';
-    std::fprintf(stderr, "wrote %s (peak RSS %.0f MB)\n", argv[2], experiments::peak_rss_mb());
+    run::write_json_file(out, out_path, 1);
+    std::fprintf(stderr, "wrote %s (peak RSS %.0f MB)\n", out_path.c_str(), experiments::peak_rss_mb());
   } catch (const std::exception& e) {
     std::fprintf(stderr, "bnn_experiment: error: %s\n", e.what());
     return 1;
