@@ -1,6 +1,6 @@
 # Fails if a library header includes a header from a layer above its own (docs/architecture.md):
 #   concepts (0) → manifolds, modules (1) → samplers, models, modules/conformance (2) → run,
-#   compositions (3).
+#   compositions (3) → cli (4, the command line of the apps).
 # Within a rank, samplers/ and models/ never include each other (a model knows no sampler; a sampler
 # knows no model). Run as `cmake -DSOURCE_DIR=... -P cmake/check_layers.cmake` (a ctest test).
 set(rank_concepts 0)
@@ -11,6 +11,7 @@ set(rank_models 2)
 set(rank_conformance 2)
 set(rank_run 3)
 set(rank_compositions 3)
+set(rank_cli 4)
 
 function(layer_of path out_rank out_name)
   if(path MATCHES "^modules/conformance/")
@@ -28,7 +29,7 @@ function(layer_of path out_rank out_name)
 endfunction()
 
 set(violations "")
-foreach(part concepts manifolds modules samplers models run compositions)
+foreach(part concepts manifolds modules samplers models run compositions cli)
   file(GLOB_RECURSE headers RELATIVE "${SOURCE_DIR}" "${SOURCE_DIR}/${part}/*.hpp")
   foreach(header IN LISTS headers)
     layer_of("${header}" own_rank own_name)

@@ -156,7 +156,8 @@ TEST_CASE("bad config: an error naming the JSON path, exit code 1, no output wri
   CHECK(r.code == 1);
   CHECK(r.err.find("not valid JSON") != std::string::npos);
   CHECK(sgmcmc("run /no/such/config.json").err.find("/no/such/config.json: cannot open") != std::string::npos);
-  CHECK(sgmcmc("frobnicate").code != 0);
+  CHECK(sgmcmc("frobnicate").code == 2);  // a bad command line is exit code 2, not a bad input's 1
+  CHECK(sgmcmc("run --threads lots").code == 2);
 }
 
 TEST_CASE("a record from a newer schema or a malformed record is refused with the field named") {
@@ -218,6 +219,12 @@ TEST_CASE("summary prints mean, sd, quantiles, ESS and R-hat per coordinate") {
   CHECK(sgmcmc(fmt::format("summary '{}'", rec.string())).out.find("ess_bulk") != std::string::npos);
   CHECK(sgmcmc("--help").code == 0);
   CHECK(sgmcmc("run --help").out.find("--output") != std::string::npos);
+  // `list` names every registered entry with its aliases (catches an entry that never reached the registry).
+  const Result listed = sgmcmc("list");
+  CHECK(listed.code == 0);
+  for (const char* name : {"euclidean", "sphere", "simplex", "stiefel", "product", "gaussian", "vmf", "bnn", "bpmf", "sgld",
+                           "sghmc", "sggmc", "sgnht", "gsgnht", "hmc", "gmc", "scir", "sgrld", "sgrhmc", "recipe"})
+    CHECK_MESSAGE(listed.out.find(name) != std::string::npos, name);
 }
 
 TEST_CASE("manifold configs: sphere, simplex, stiefel, product; init off the manifold is refused") {

@@ -1,0 +1,184 @@
+#pragma once
+// The command line of the run layer, as a library function: `sgmcmc::cli::main(argc, argv, registry)`
+// is the whole `sgmcmc` tool (apps/sgmcmc.cpp calls it with the shipped registry). A user's own tool
+// is the same function with their own manifolds, targets and samplers registered — see
+// examples/custom_cli/. This is the top layer (apps): nothing in the library includes it.
+//   PROG run [CONFIG] [-o RUN]        (no CONFIG: the default config given, e.g. the embedded demo)
+//   PROG resume RUN --steps K -o RUN2
+//   PROG summary RUN [--json]
+//   PROG list                          the registered manifolds, targets and samplers
+// Exit codes: 0 ok; 1 bad input (config, record, file); 2 bad command line; 3 a chain stopped with an
+// error (the record, with every draw made before it, is still written).
+#include <unistd.h>
+
+#include <cstdint>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include <sgmcmc/modules/diagnostics/summary.hpp>
+#include <sgmcmc/run/json_file.hpp>
+#include <sgmcmc/run/runner.hpp>
+#include <sgmcmc/version.hpp>
+
+namespace sgmcmc::cli {
+
+using run::json;
+
+/// What a tool built on `main` calls itself and which config `run` without CONFIG uses.
+struct Program {
+  std::string name = "sgmcmc";
+  std::string description = "sgmcmc: stochastic-gradient MCMC on flat space and manifolds";
+  json default_config = run::default_config();
+  std::string default_config_note = "the embedded default demo";
+};
+
+namespace detail {
+
+inline void print_summary(const json& record, std::ostream& os, bool as_json) {
+  run::validate_record(record);
+  std::vector<Eigen::MatrixXd> chains;
+  for (const auto& ch : record["chains"]) {
+    const auto& s = ch["samples"];
+    if (s.empty()) continue;
+    Eigen::MatrixXd m(static_cast<Eigen::Index>(s.size()), static_cast<Eigen::Index>(s[0].size()));
+    for (std::size_t i = 0; i < s.size(); ++i)
+      for (std::size_t k = 0; k < s[i].size(); ++k) m(static_cast<Eigen::Index>(i), static_cast<Eigen::Index>(k)) = s[i][k].get<double>();
+    chains.push_back(std::move(m));
+  }
+  if (chains.empty()) throw Error("/chains: the run kept no draws (steps <= burn_in?)");
+  const auto sums = diagnostics::summarize_columns(chains);
+  if (as_json) {
+    json out = json::array();
+    for (std::size_t k = 0; k < sums.size(); ++k) {
+      const auto& s = sums[k];
+      out.push_back({{"coordinate", k}, {"mean", s.mean}, {"sd", s.sd}, {"q5", s.q5}, {"q50", s.q50}, {"q95", s.q95},
+                     {"mcse_mean", s.mcse_mean}, {"ess_bulk", s.ess_bulk}, {"ess_tail", s.ess_tail}, {"rhat", s.rhat}});
+    }
+    os << json{{"summary", out}}.dump(2) << '\n';
+    return;
+  }
+  std::size_t draws = 0;
+  for (const auto& c : chains) draws += static_cast<std::size_t>(c.rows());
+  const auto& cfg = record["config"];
+  os << fmt::format("sampler {}, target {}, {} chains, {} draws kept\n", cfg["sampler"]["name"].get<std::string>(),
+                    cfg["target"]["name"].get<std::string>(), chains.size(), draws);
+  os << fmt::format("{:>6} {:>10} {:>10} {:>10} {:>10} {:>10} {:>10} {:>9} {:>9} {:>7}\n", "coord", "mean", "sd", "q5",
+                    "q50", "q95", "mcse_mean", "ess_bulk", "ess_tail", "rhat");
+  for (std::size_t k = 0; k < sums.size(); ++k) {
+    const auto& s = sums[k];
+    os << fmt::format("{:>6} {:>10.4f} {:>10.4f} {:>10.4f} {:>10.4f} {:>10.4f} {:>10.4f} {:>9.0f} {:>9.0f} {:>7.3f}\n", k,
+                      s.mean, s.sd, s.q5, s.q50, s.q95, s.mcse_mean, s.ess_bulk, s.ess_tail, s.rhat);
+  }
+  for (const auto& ch : record["chains"]) {
+    os << fmt::format("chain {}: {}", ch["id"].get<int>(), ch["diagnostics"].dump());
+    if (ch["status"] != "ok") os << "  ERROR " << ch["error"].get<std::string>();
+    os << '\n';
+  }
+}
+
+inline int finish_run(const std::string& program, const json& record, const std::string& out_path, bool quiet) {
+  if (!out_path.empty()) run::write_json_file(record, out_path);
+  if (!quiet) print_summary(record, std::cout, false);
+  double sampling = 0;
+  for (const auto& p : record["timings"]["phases"]) sampling += p["sampling_seconds"].get<double>();
+  if (!quiet) std::cout << fmt::format("sampling time {:.3f} s{}\n", sampling, out_path.empty() ? "" : ", record written to " + out_path);
+  if (record["status"] != "ok") {
+    for (const auto& ch : record["chains"])
+      if (ch["status"] != "ok") std::cerr << program << ": " << ch["error"].get<std::string>() << '\n';
+    return 3;
+  }
+  return 0;
+}
+
+template <class Entry>
+void list_entries(std::ostream& os, const char* what, const std::vector<Entry>& entries) {
+  os << what << ":\n";
+  for (const auto& e : entries) {
+    std::string names = e.names.front();
+    for (std::size_t i = 1; i < e.names.size(); ++i) names += (i == 1 ? " (alias " : ", ") + e.names[i];
+    if (e.names.size() > 1) names += ")";
+    os << fmt::format("  {:<28} {}\n", names, e.summary);
+  }
+}
+
+}  // namespace detail
+
+/// The whole command line: parses argv, runs, resumes or summarises with `registry`'s entries, prints
+/// errors as "PROG: error: ..." and returns the exit code.
+inline int main(int argc, const char* const* argv, const run::Registry& registry, const Program& program = {}) {
+  CLI::App app{program.description, program.name};
+  app.set_version_flag("--version", program.name + " (sgmcmc " + std::string(sgmcmc::version) + ")");
+  app.require_subcommand(1);
+  run::Options opt;
+  opt.progress = ::isatty(STDERR_FILENO) != 0;
+  bool quiet = false;
+
+  auto* run = app.add_subcommand("run", "Run a JSON config (no CONFIG: " + program.default_config_note + ") and write a run record");
+  std::string config_path, out_path;
+  bool print_default = false;
+  run->add_option("CONFIG", config_path, "JSON config (DESIGN.md §5.1 vocabulary; see docs/config.md)");
+  run->add_option("-o,--output", out_path, "where to write the JSON run record");
+  run->add_option("--threads", opt.threads, "threads for the chains (default: one per core)");
+  run->add_flag("--print-default-config", print_default, "print the default config and exit");
+  run->add_flag("-q,--quiet", quiet, "print nothing but errors");
+
+  auto* resume = app.add_subcommand("resume", "Continue a run record for more steps, exactly as if it had never stopped");
+  std::string record_path, resume_out;
+  std::uint64_t more_steps = 0;
+  resume->add_option("RUN", record_path, "run record to continue")->required();
+  resume->add_option("--steps", more_steps, "how many more steps per chain")->required()->check(CLI::PositiveNumber);
+  resume->add_option("-o,--output", resume_out, "where to write the continued record")->required();
+  resume->add_option("--threads", opt.threads, "threads for the chains (default: one per core)");
+  resume->add_flag("-q,--quiet", quiet, "print nothing but errors");
+
+  auto* summary = app.add_subcommand("summary", "Per-coordinate mean, sd, quantiles, bulk/tail ESS and split-R̂ of a run");
+  std::string summary_path;
+  bool summary_json = false;
+  summary->add_option("RUN", summary_path, "run record")->required();
+  summary->add_flag("--json", summary_json, "print the summary as JSON");
+
+  auto* list = app.add_subcommand("list", "The manifolds, targets and samplers this program knows, one line each");
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e) == 0 ? 0 : 2;
+  }
+  try {
+    if (*run) {
+      if (print_default) {
+        std::cout << program.default_config.dump(2) << '\n';
+        return 0;
+      }
+      const json config = config_path.empty() ? program.default_config : run::read_json_file(config_path);
+      if (config_path.empty() && !quiet)
+        std::cout << fmt::format("no CONFIG given: running {} ({} run --print-default-config)\n", program.default_config_note, program.name);
+      if (quiet) opt.progress = false;
+      return detail::finish_run(program.name, run::run(config, opt, registry), out_path, quiet);
+    }
+    if (*resume) {
+      if (quiet) opt.progress = false;
+      return detail::finish_run(program.name, run::resume(run::read_json_file(record_path), more_steps, opt, registry), resume_out, quiet);
+    }
+    if (*summary) {
+      detail::print_summary(run::read_json_file(summary_path), std::cout, summary_json);
+      return 0;
+    }
+    if (*list) {
+      detail::list_entries(std::cout, "manifolds", registry.manifolds());
+      detail::list_entries(std::cout, "targets", registry.targets());
+      detail::list_entries(std::cout, "samplers", registry.samplers());
+      return 0;
+    }
+  } catch (const std::exception& e) {
+    std::cerr << program.name << ": error: " << e.what() << '\n';
+    return 1;
+  }
+  return 0;
+}
+
+}  // namespace sgmcmc::cli
