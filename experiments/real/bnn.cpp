@@ -15,6 +15,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <string>
 
 #include <CLI/CLI.hpp>
@@ -123,9 +124,11 @@ int main(int argc, char** argv) {
   bool time_epoch = false, quick = false;
   app.add_option("FASHION_MNIST_DIR", data_dir, "folder of the Fashion-MNIST IDX files (scripts/data.sh fashion-mnist)")->required();
   app.add_option("OUT_JSON", out_path, "where to write the results")->required();
-  app.add_option("--epochs", epochs, "passes over the training images")->check(CLI::PositiveNumber);
-  app.add_option("--threads", threads, "threads for the batch gradient's parts (the numbers do not depend on it)")
-      ->check(CLI::PositiveNumber);
+  // Not CLI::PositiveNumber: its message prints the whole range of a double.
+  const CLI::Validator positive(
+      [](std::string& s) { return std::atof(s.c_str()) > 0 ? std::string() : "expected a positive number, got " + s; }, "POSITIVE");
+  app.add_option("--epochs", epochs, "passes over the training images")->check(positive);
+  app.add_option("--threads", threads, "threads for the batch gradient's parts (the numbers do not depend on it)")->check(positive);
   app.add_flag("--time-epoch", time_epoch, "time one pass of SGHMC on 1 and on 2 threads, write that to OUT_JSON and stop");
   app.add_flag("--quick", quick, "2 passes (overrides --epochs)");
   try {
