@@ -362,7 +362,7 @@ int main(int argc, char** argv) try {
   app.add_option("--kjv", kjv_arg, "the King James Bible of the pooled set (default: beside the SpamAssassin data)");
   app.add_option("--threads", st.threads, "threads drawing the documents' θ (results do not depend on it)")
       ->capture_default_str()
-      ->check(CLI::PositiveNumber);
+      ->check(CLI::Range(1u, 4096u));
   app.add_option("--topics", st.K, "K")->capture_default_str();
   app.add_option("--budget", budget, "sampling seconds per method (default 90; quick 8)");
   app.add_option("--validation-budget", val_budget, "sampling seconds per validation chain (default 10; quick 4)");
