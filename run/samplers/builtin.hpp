@@ -3,6 +3,7 @@
 // sampler" messages list them in).
 #include <sgmcmc/run/registry.hpp>
 #include <sgmcmc/run/samplers/hmc.hpp>
+#include <sgmcmc/run/samplers/psgld.hpp>
 #include <sgmcmc/run/samplers/recipe.hpp>
 #include <sgmcmc/run/samplers/riemannian.hpp>
 #include <sgmcmc/run/samplers/scir.hpp>
@@ -23,6 +24,7 @@ inline void add_builtin_samplers(Registry& r) {
   r.add(sgrhmc_sampler(false));
   r.add(sgrhmc_sampler(true));
   r.add(recipe_sampler());
+  r.add(psgld_sampler());
 }
 
 }  // namespace sgmcmc::run

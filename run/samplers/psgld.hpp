@@ -1,0 +1,41 @@
+#pragma once
+// Registry entry for preconditioned SGLD (Li, Chen, Carlson & Carin 2016) on flat space
+// (samplers/psgld.hpp): name, config section, build, and its state's JSON form.
+#include <sgmcmc/run/samplers/common.hpp>
+#include <sgmcmc/samplers/psgld.hpp>
+
+namespace sgmcmc::run {
+
+template <>
+struct StateJson<psgld::State> {
+  static json write(const psgld::State& s) {
+    return {{"x", vector_json(s.x)}, {"square_average", vector_json(s.square_average)}, {"gradient_evals", s.gradient_evals}};
+  }
+  static void read(psgld::State& s, const json& j, const std::string& path) {
+    Fields f(j, path);
+    s.x = as_vector(f.get("x"), f.at("x"), s.x.size());
+    s.square_average = as_vector(f.get("square_average"), f.at("square_average"), s.x.size());
+    if ((s.square_average.array() < 0).any()) fail(f.at("square_average"), "expected numbers >= 0");
+    s.gradient_evals = state_count(f, "gradient_evals");
+    f.finish();
+  }
+};
+
+/// {"name": "psgld", "step_size": h, "alpha": α (default 0.99), "lambda": λ (default 1e-5)}
+inline SamplerEntry psgld_sampler() {
+  return {{"psgld"}, "preconditioned SGLD (RMSprop diagonal preconditioner) on euclidean",
+          [](Fields& f, const ManifoldChoice& manifold, const TargetChoice&) {
+            require_euclidean(f, manifold, "psgld");
+            json out = {{"name", f.string("name")}};
+            const auto step = read_step_size(f, out);
+            const double alpha = f.number("alpha", 0.99, Range::non_negative);
+            if (alpha >= 1) fail(f.at("alpha"), fmt::format("expected a number in [0, 1), got {}", alpha));
+            const double lambda = f.number("lambda", 1e-5, Range::positive);
+            out.update({{"alpha", alpha}, {"lambda", lambda}});
+            return SamplerChoice{"psgld", out, [=](const AnyManifold& m, const AnyTarget& t, Eigen::VectorXd x0, random::Stream rng) {
+                                   return chain_of(psgld::Sampler{m.ambient_size(), step, alpha, lambda}, t, std::move(x0), rng);
+                                 }};
+          }};
+}
+
+}  // namespace sgmcmc::run
