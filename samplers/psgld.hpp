@@ -8,8 +8,9 @@
 // updated before it is used, as in the paper. The paper's correction Γ_i = Σ_j ∂G_ij/∂x_j is left out,
 // as the paper's experiments do (its §3: G changes slowly, Γ ≈ 0); that leaves a bias, on top of
 // SGLD's O(h), which falls as α → 1 (V then averages over many mixing times; tests/core/psgld_stat.cpp
-// measures it on a Gaussian: +0.2 in E[x²]/σ² at α = 0.99, +0.01 at α = 0.9999). V tracks the gradient the sampler is given, ∇Ũ (the paper tracks the
-// per-example mean, ∇Ũ/N up to the prior: the same sampler with λ scaled by N).
+// measures it on a Gaussian: +0.2 in E[x²]/σ² at α = 0.99, +0.01 at α = 0.9999). V tracks the
+// gradient the sampler is given, ∇Ũ; the paper tracks the per-example mean ∇Ũ/N (up to the prior),
+// which is this sampler at step size N·h_paper and damping N·λ_paper.
 #include <cmath>
 #include <cstdint>
 

@@ -68,6 +68,7 @@ TEST_CASE("resume N steps after N steps equals 2N steps, sample for sample, for 
       {{"name", "sgnht"}, {"step_size", 0.1}, {"diffusion", 1.5}},
       {{"name", "naive_sghmc"}, {"step_size", 0.05}, {"leapfrog_steps", 5}, {"mh", true}},
       {{"name", "hmc"}, {"step_size", 0.2}, {"leapfrog_steps", 4}},
+      {{"name", "psgld"}, {"step_size", 0.05}, {"alpha", 0.9}},  // its RMSprop average V is state too
   };
   int k = 0;
   for (const json& s : samplers) {
@@ -120,7 +121,13 @@ TEST_CASE("bad config: an error naming the JSON path, exit code 1, no output wri
   json unknown = base_config({{"name", "sghmc"}, {"step_size", 0.1}});
   unknown["sampler"]["frction"] = 1.0;
   json no_step = base_config({{"name", "sghmc"}});
+  json psgld_alpha = base_config({{"name", "psgld"}, {"step_size", 0.1}, {"alpha", 1.0}});
+  json psgld_sphere = base_config({{"name", "psgld"}, {"step_size", 0.1}});
+  psgld_sphere["manifold"] = {{"name", "sphere"}, {"n", 2}};
+  psgld_sphere["target"] = {{"name", "uniform"}};
   const Case cases[] = {
+      {psgld_alpha, "/sampler/alpha: expected a number in [0, 1), got 1"},
+      {psgld_sphere, "/manifold/name: 'psgld' runs on euclidean"},
       {with("/sampler/friction", -1), "/sampler/friction: expected a positive number, got -1"},
       {with("/sampler/step_size", 0), "/sampler/step_size: expected a positive number, got 0"},
       {unknown, "/sampler/frction: unknown field"},
@@ -223,7 +230,7 @@ TEST_CASE("summary prints mean, sd, quantiles, ESS and R-hat per coordinate") {
   const Result listed = sgmcmc("list");
   CHECK(listed.code == 0);
   for (const char* name : {"euclidean", "sphere", "simplex", "stiefel", "product", "gaussian", "vmf", "bnn", "bpmf", "sgld",
-                           "sghmc", "sggmc", "sgnht", "gsgnht", "hmc", "gmc", "scir", "sgrld", "sgrhmc", "recipe"})
+                           "sghmc", "sggmc", "sgnht", "gsgnht", "hmc", "gmc", "scir", "sgrld", "sgrhmc", "recipe", "psgld"})
     CHECK_MESSAGE(listed.out.find(name) != std::string::npos, name);
 }
 
