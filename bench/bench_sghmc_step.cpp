@@ -4,6 +4,10 @@
 //              dynamics' chunk kick computing the gradient chunk by chunk);
 //   LibraryBlackBox - the same sampler and target behind a plain gradient(x, g, rng) (not separable):
 //              the first flow and the gradient each sweep the whole vector before the fused sweep;
+//   LibraryGradNoise - the same sampler on models::WithGradientNoise<models::Gaussian> with σ = 1, the
+//              library's own way to add N(0, σ²I) to the gradient (a bulk fill of d normals and one
+//              vector update after the model's gradient; not separable, so the black-box path): the
+//              baseline of `sgmcmc run` with "grad_noise": 1 (docs/benchmarks.md, issue #11 item 7);
 //   Hand     - the same mathematics as one hand-fused loop with the same RNG: Stream::normals into a
 //              buffer, then x += h/2 v; v *= e; g = x; v = v - h g + sd ζ; v *= e; x += h/2 v;
 //   Floor    - x += a·y over the same d: the memory traffic floor of touching a d-vector at all.
@@ -19,6 +23,7 @@
 
 #include <sgmcmc/manifolds/euclidean.hpp>
 #include <sgmcmc/models/gaussian.hpp>
+#include <sgmcmc/models/gradient_noise.hpp>
 #include <sgmcmc/modules/random/stream.hpp>
 #include <sgmcmc/modules/splitting/scheme.hpp>
 #include <sgmcmc/samplers/sghmc.hpp>
@@ -70,6 +75,23 @@ void BM_LibraryBlackBox(benchmark::State& state) {
   const sghmc::Sampler<Euclidean> sampler{sghmc::Dynamics<Euclidean>{Euclidean(d), sghmc::Friction(friction), 0.0},
                                           splitting::aboba, schedule::StepSize::constant(h)};
   const BlackBoxGaussian target{models::Gaussian::isotropic(Eigen::VectorXd::Zero(d), 1.0)};
+  Stream rng(seed, 0);
+  auto s = sampler.init(Eigen::VectorXd::Zero(d), rng);
+  std::uint64_t t = 0;
+  for (auto _ : state) {
+    sampler.step(s, target, rng, t++);
+    benchmark::DoNotOptimize(s.x.data());
+    benchmark::ClobberMemory();
+  }
+  set_counters(state, d);
+}
+
+void BM_LibraryGradNoise(benchmark::State& state) {
+  const Eigen::Index d = state.range(0);
+  using namespace sgmcmc;
+  const sghmc::Sampler<Euclidean> sampler{sghmc::Dynamics<Euclidean>{Euclidean(d), sghmc::Friction(friction), 0.0},
+                                          splitting::aboba, schedule::StepSize::constant(h)};
+  const models::WithGradientNoise<models::Gaussian> target{models::Gaussian::isotropic(Eigen::VectorXd::Zero(d), 1.0), 1.0};
   Stream rng(seed, 0);
   auto s = sampler.init(Eigen::VectorXd::Zero(d), rng);
   std::uint64_t t = 0;
@@ -164,6 +186,7 @@ void dims(benchmark::internal::Benchmark* b) {
 
 BENCHMARK(BM_Library)->Apply(dims);
 BENCHMARK(BM_LibraryBlackBox)->Apply(dims);
+BENCHMARK(BM_LibraryGradNoise)->Apply(dims);
 BENCHMARK(BM_Hand)->Apply(dims);
 BENCHMARK(BM_Floor)->Apply(dims);
 BENCHMARK(BM_FlowPass)->Apply(dims);

@@ -10,10 +10,10 @@ reps="${REPS:-5}"
 out="${OUT:-build-bench/results}"
 cmake -S . -B build-bench -DCMAKE_BUILD_TYPE=Release -DSGMCMC_BUILD_BENCH=ON -DSGMCMC_BUILD_TESTS=OFF \
       -DSGMCMC_BUILD_APPS=OFF > /dev/null
-cmake --build build-bench -j"$(nproc)" --target bench_sghmc_step bench_normals bench_geodesic bench_logistic bench_sam
+cmake --build build-bench -j"$(nproc)" --target bench_sghmc_step bench_normals bench_geodesic bench_logistic bench_sam bench_run_layer
 mkdir -p "$out"
 echo "machine: $(nproc) cores, $(lscpu | grep 'Model name' | sed 's/Model name: *//'); load: $(cut -d' ' -f1-3 /proc/loadavg)"
-for b in bench_normals bench_sghmc_step bench_geodesic bench_logistic bench_sam; do
+for b in bench_normals bench_sghmc_step bench_geodesic bench_logistic bench_sam bench_run_layer; do
   # Random interleaving runs the repetitions of all benchmarks in shuffled order, so a busy neighbour
   # slows the library, the hand loop and the floor alike instead of whichever ran at the wrong moment.
   ./build-bench/bench/"$b" --benchmark_repetitions="$reps" --benchmark_report_aggregates_only=true \
@@ -83,4 +83,12 @@ if sam:
             two = sam.get(f"BM_SamSggmcStep/K:{K}/batch:{b}/threads:2/iterations:20/real_time")
             if one and two:
                 print(f"  {K:3d} {b:5d} {one:9.2f} {two:9.2f} {one / two:8.2f}")
+rl = stat("bench_run_layer", "per_step", "median")
+if rl:
+    print("\nRun layer, SGHMC ABOBA on N(0, I_d) (median ns per step; issue #11 item 7; scripts/bench_cli.sh for the CLI):")
+    print(f"  {'d':>5s} {'concrete':>9s} {'erased':>9s} {'CLI chain':>9s} {'CLI-conc.':>9s}")
+    for d in (1, 10, 100):
+        c, e, a = (rl.get(f"BM_{k}/{d}") for k in ("Concrete", "Erased", "Cli"))
+        if None not in (c, e, a):
+            print(f"  {d:5d} {c:9.1f} {e:9.1f} {a:9.1f} {a - c:9.1f}")
 PY
