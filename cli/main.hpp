@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include <cstdint>
+#include <filesystem>
 #include <iostream>
 #include <string>
 #include <vector>
@@ -153,6 +154,11 @@ inline int main(int argc, const char* const* argv, const run::Registry& registry
       if (print_default) {
         std::cout << program.default_config.dump(2) << '\n';
         return 0;
+      }
+      std::error_code ec;
+      if (!config_path.empty() && !out_path.empty() && std::filesystem::equivalent(config_path, out_path, ec)) {
+        std::cerr << fmt::format("{}: error: -o {}: that is the config file; the run record would overwrite it\n", program.name, out_path);
+        return 2;
       }
       const json config = config_path.empty() ? program.default_config : run::read_json_file(config_path);
       if (config_path.empty() && !quiet)

@@ -165,6 +165,13 @@ TEST_CASE("bad config: an error naming the JSON path, exit code 1, no output wri
   CHECK(sgmcmc("run /no/such/config.json").err.find("/no/such/config.json: cannot open") != std::string::npos);
   CHECK(sgmcmc("frobnicate").code == 2);  // a bad command line is exit code 2, not a bad input's 1
   CHECK(sgmcmc("run --threads lots").code == 2);
+  // -o naming the config itself is refused before anything runs: the config survives.
+  const auto self = write_config("self.json", base_config({{"name", "sgld"}, {"step_size", 0.1}}));
+  const std::string before = slurp(self);
+  const Result same = sgmcmc(fmt::format("run -q '{}' -o '{}'", self.string(), self.string()));
+  CHECK(same.code == 2);
+  CHECK(same.err.find("that is the config file") != std::string::npos);
+  CHECK(slurp(self) == before);
 }
 
 TEST_CASE("a record from a newer schema or a malformed record is refused with the field named") {
