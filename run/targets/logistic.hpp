@@ -38,6 +38,12 @@ inline TargetEntry logistic_target() {
             if (batch > d.size())
               fail(f.at("batch_size"), fmt::format("expected at most the {} examples of {}, got {}", d.size(), path, batch));
             const bool replace = f.boolean("with_replacement", false);
+            // The CSV loader fills a matrix of its own, on 4 KiB pages; a minibatch step gathers ~100 random
+            // columns, and on a large set nearly every one also misses the TLB. cast() copies the examples
+            // (same values) into storage advised onto transparent huge pages (data::detail::advise_huge_pages,
+            // as synthetic_logistic's): at N = 10⁶, d = 50 a step took ~1.5× the library benchmark's without
+            // it (docs/benchmarks.md, "CLI against the library").
+            d = d.cast<double>();
             auto model = data::minibatch(models::LogisticRegression{std::make_shared<const data::Dataset<double>>(std::move(d)), prior_sd},
                                          batch, targets::sampling(replace));
             json out = {{"name", name}, {"data", path}, {"prior_sd", prior_sd}, {"batch_size", batch}, {"with_replacement", replace}};
