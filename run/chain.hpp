@@ -8,6 +8,7 @@
 #include <atomic>
 #include <chrono>
 #include <concepts>
+#include <limits>
 #include <cstdint>
 #include <string>
 #include <utility>
@@ -29,6 +30,9 @@ struct Retention {
   std::uint64_t burn_in = 0;
   std::uint64_t thin = 1;
   bool keeps(std::uint64_t t) const { return t > burn_in && (t - burn_in) % thin == 0; }
+  /// Keeps no draw (a run whose observers use the current point themselves: nothing is stored or
+  /// described).
+  static constexpr Retention none() { return {std::numeric_limits<std::uint64_t>::max(), 1}; }
 };
 
 /// Running totals of a chain's step statistics: its diagnostics, saved with the chain so that a
@@ -74,11 +78,31 @@ concept Observer = requires(O& o, const StepEvent& e) {
   { o(e) } -> std::same_as<Control>;
 };
 
-/// Stops after n steps of this run.
+/// An observer that may have nothing left to allow before the loop starts (StopAfter{0}): the driver
+/// then takes no step at all, rather than the one step an observer could only stop after.
+template <class O>
+concept ObserverWithLimit = Observer<O> && requires(const O& o) {
+  { o.exhausted() } -> std::same_as<bool>;
+};
+
+/// Stops after n steps of this run (n = 0: no step).
 struct StopAfter {
   std::uint64_t n;
   std::uint64_t done = 0;
   Control operator()(const StepEvent&) { return ++done >= n ? Control::stop : Control::proceed; }
+  bool exhausted() const { return done >= n; }
+};
+
+/// Stops at the first non-finite position, checked after every step (the driver itself checks every
+/// 16 steps and at kept draws, which costs nothing for cheap steps; for steps of milliseconds, this
+/// makes the chain end exactly at the step that diverged). The run then returns the driver's
+/// non-finite error. Observers listed after it still see that step: they may test `diverged`.
+struct StopOnNonFinite {
+  bool diverged = false;
+  Control operator()(const StepEvent& e) {
+    diverged = !e.position.allFinite();
+    return diverged ? Control::stop : Control::proceed;
+  }
 };
 
 /// Stops once `seconds` of wall-clock time have passed since its construction (read every 64 steps, so
@@ -162,6 +186,7 @@ struct Chain {
   template <Observer... O>
   ChainStatus run(const Retention& keep, O&&... observers) {
     constexpr std::uint64_t check_every = 16;  // a NaN never heals: checking every few steps loses nothing
+    if ((exhausted(observers) || ...)) return {};
     for (;;) {
       StepInfo info = sampler.step(state, potential, rng, steps_done);
       ++steps_done;
@@ -188,6 +213,11 @@ struct Chain {
   }
 
  private:
+  template <class O>
+  static bool exhausted(const O& o) {
+    if constexpr (ObserverWithLimit<O>) return o.exhausted();
+    else return false;
+  }
   ChainStatus diverged() const {
     return {fmt::format("non-finite state at step {}: the gradient or the step size made the chain diverge; the draws "
                         "kept before it are kept",

@@ -33,7 +33,6 @@
 #include <sgmcmc/samplers/sgld.hpp>
 
 #include "baselines.hpp"
-#include "observers.hpp"
 #include "resources.hpp"
 
 using namespace sgmcmc;
@@ -78,7 +77,7 @@ json run_method(const std::string& method, const S& sampler, const Set& train, c
   Eigen::MatrixXd avg;
   double kept = 0;
   json curve = json::array();
-  experiments::StopOnNonFinite divergence;
+  StopOnNonFinite divergence;
   // The Gibbs step on λ_l draws from the chain's own stream, as the published runs did (the library's
   // run/targets/gibbs.hpp draws from a substream: every number after the first Gibbs step would change).
   auto gibbs_step = [&](const StepEvent& e) {
@@ -99,7 +98,7 @@ json run_method(const std::string& method, const S& sampler, const Set& train, c
   };
   clock.restart();
   const ChainStatus status =
-      chain.run(experiments::keep_none, StopAfter{steps}, divergence, gibbs_step, Every{eval_every, evaluate, &clock, steps});
+      chain.run(Retention::none(), StopAfter{steps}, divergence, gibbs_step, Every{eval_every, evaluate, &clock, steps});
   const double seconds = clock.seconds();
   if (!status.ok()) {  // too large a learning rate: recorded, and never chosen by the tuning
     std::fprintf(stderr, "%-13s diverged: %s\n", method.c_str(), status.error.c_str());
@@ -155,7 +154,7 @@ int main(int argc, char** argv) {
       for (int t : {1, 2, 1, 2}) {
         auto chain = make_chain(sghmc_s, make_model(train, t), 11);
         const auto t0 = std::chrono::steady_clock::now();
-        const ChainStatus status = chain.run(experiments::keep_none, StopAfter{train->size() / batch});
+        const ChainStatus status = chain.run(Retention::none(), StopAfter{train->size() / batch});
         const double sec = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
         if (!status.ok()) throw Error(status.error);
         const double checksum = chain.position().sum();

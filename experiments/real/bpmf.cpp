@@ -31,7 +31,6 @@
 #include <sgmcmc/samplers/sgld.hpp>
 
 #include "baselines.hpp"
-#include "observers.hpp"
 #include "resources.hpp"
 
 using namespace sgmcmc;
@@ -67,7 +66,7 @@ json run_method(const std::string& method, const S& sampler, const Setup& setup,
   Eigen::VectorXd pred, avg = Eigen::VectorXd::Zero(static_cast<Eigen::Index>(setup.test->size()));
   double kept = 0;
   json curve = json::array();
-  experiments::StopOnNonFinite divergence;  // diverged: this step size is too large for the method
+  StopOnNonFinite divergence;  // diverged: this step size is too large for the method
   // The Gibbs step on the precisions draws from the chain's own stream, as the published runs did (the
   // library's run/targets/gibbs.hpp draws from a substream: every number after the first Gibbs step would change).
   auto gibbs_step = [&](const StepEvent& e) {
@@ -90,7 +89,7 @@ json run_method(const std::string& method, const S& sampler, const Setup& setup,
     curve.push_back({{"pass", double(e.step) * double(batch) / double(setup.train->size())}, {"seconds", clock.seconds()},
                      {"rmse", err}});
   };
-  const Retention keep = averaging ? Retention{burn_in, 1} : experiments::keep_none;
+  const Retention keep = averaging ? Retention{burn_in, 1} : Retention::none();
   clock.restart();
   const ChainStatus status =
       chain.run(keep, StopAfter{steps}, divergence, gibbs_step, average, Every{eval_every, evaluate, &clock, steps});

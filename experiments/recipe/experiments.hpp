@@ -65,8 +65,7 @@ inline double kl_divergence(const std::vector<double>& freq, const std::vector<d
 /// that stops early (a non-finite state) would leave a figure's numbers silently short: an error.
 template <class C, Observer... O>
 void run_steps(C& chain, long steps, const Retention& keep, O&&... observers) {
-  if (steps <= 0) return;  // StopAfter{0} would still take one step
-  const ChainStatus status = chain.run(keep, StopAfter{static_cast<std::uint64_t>(steps)}, std::forward<O>(observers)...);
+  const ChainStatus status = chain.run(keep, StopAfter{steps > 0 ? static_cast<std::uint64_t>(steps) : 0}, std::forward<O>(observers)...);
   if (!status.ok()) throw Error(status.error);
 }
 

@@ -231,9 +231,6 @@ struct EvaluateOverBudget {
   }
 };
 
-/// Stops at the first non-finite β (the driver checks every 16 steps; a SAM step is slow, so every step).
-Control stop_if_non_finite(const StepEvent& e) { return e.position.allFinite() ? Control::proceed : Control::stop; }
-
 /// Runs `sampler` on `potential` from β0 with Stream(seed, 1) for `length`, evaluating on `test` at
 /// `st.evaluations` points and keeping β for the held-out average after the first burn_in_fraction of
 /// the length; `stats(chain)` gives the chain's statistics at the end.
@@ -248,7 +245,7 @@ RunResult run_on_driver(const S& sampler, AdaptiveSam potential, const Eigen::Ve
   double check = std::numeric_limits<double>::quiet_NaN();
   SamplingClock clock;
   const auto record = [&](const StepEvent& e, double seconds, bool keep) {
-    if (!e.position.allFinite()) return;  // the chain stops at this step (stop_if_non_finite)
+    if (!e.position.allFinite()) return;  // the chain stops at this step (StopOnNonFinite: a SAM step is slow, so β is checked after every step)
     const double own = acc.add(e.position, keep);
     if (keep && first_kept.size() < 3) {
       first_kept.push_back(e.position);
@@ -273,12 +270,12 @@ RunResult run_on_driver(const S& sampler, AdaptiveSam potential, const Eigen::Ve
       const std::uint64_t n = length.iterations;
       const double burn = st.burn_in_fraction * static_cast<double>(n);
       const auto every = std::max<std::uint64_t>(1, n / static_cast<std::uint64_t>(st.evaluations));
-      status = chain.run(Retention{}, StopAfter{n}, stop_if_non_finite,
+      status = chain.run(Retention{}, StopAfter{n}, StopOnNonFinite{},
                          Every{every, [&](const StepEvent& e) { record(e, clock.seconds(), static_cast<double>(e.step) > burn); },
                                &clock, n});
     } else {
       const double burn = st.burn_in_fraction * length.seconds;
-      status = chain.run(Retention{}, stop_if_non_finite,
+      status = chain.run(Retention{}, StopOnNonFinite{},
                          EvaluateOverBudget{length.seconds, length.seconds / st.evaluations, &clock,
                                             [&](const StepEvent& e, double seconds) { record(e, seconds, seconds > burn); }});
     }

@@ -187,6 +187,9 @@ static_assert(!PotentialWithAfterStep<models::Gaussian, random::Stream>);
 
 static_assert(Observer<StopAfter> && Observer<WallClockBudget> && Observer<KeepDraws> && Observer<Progress>);
 static_assert(!Observer<Retention>);
+static_assert(Observer<StopOnNonFinite>);
+static_assert(ObserverWithLimit<StopAfter>);  // StopAfter{0} takes no step
+static_assert(!ObserverWithLimit<WallClockBudget> && !ObserverWithLimit<StopOnNonFinite>);
 
 static_assert(Manifold<Euclidean>);
 static_assert(Manifold<ManifoldWithFlow>);

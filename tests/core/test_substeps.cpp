@@ -304,6 +304,32 @@ TEST_CASE("the driver's observers: a user condition and a wall-clock budget stop
   // A zero budget stops at the first clock reading (every 64 steps).
   CHECK(chain.run(Retention{}, WallClockBudget{0.0}).ok());
   CHECK(chain.steps_done == 37 + 64);
+  // StopAfter{0} takes no step (an observer can only stop after a step; a limit is asked before).
+  CHECK(chain.run(Retention{}, count, StopAfter{0}).ok());
+  CHECK(chain.steps_done == 37 + 64);
+  // Retention::none() keeps nothing.
+  Draws none;
+  CHECK(chain.run(Retention::none(), StopAfter{50}, KeepDraws{none}).ok());
+  CHECK(none.count() == 0);
+  CHECK(chain.steps_done == 37 + 64 + 50);
+}
+
+TEST_CASE("StopOnNonFinite ends a diverging chain at the step that diverged, with the driver's error") {
+  // Catches: a divergence found only at the driver's 16-step check (the record would run on past it),
+  // and a stop on divergence reported as ok.
+  sgld::Sampler<Euclidean> smp{Euclidean(1), schedule::StepSize::constant(0.01), 0.0};
+  Chain bad(smp, Exploding{}, VectorXd{{0.0}}, random::Stream(1, 0));
+  std::uint64_t first_bad = 0;
+  auto watch = [&](const StepEvent& e) {
+    if (first_bad == 0 && !e.position.allFinite()) first_bad = e.step;
+    return Control::proceed;
+  };
+  StopOnNonFinite check;
+  const ChainStatus st = bad.run(Retention::none(), check, watch);  // no kept draws: the driver alone would check at step 16
+  CHECK_FALSE(st.ok());
+  CHECK(check.diverged);
+  CHECK(first_bad > 0);
+  CHECK(bad.steps_done == first_bad);
 }
 
 TEST_CASE("evaluation observers: every k steps and at the last, off the sampling clock; a sampling-time budget") {
