@@ -92,6 +92,32 @@ concept ManifoldWithFusedSweep = Manifold<M> && requires(const M m, typename M::
   { m.flow_kick_flow(x, v, t, kick, t) } -> std::convertible_to<std::uint64_t>;
 };
 
+/// A manifold whose operations accept `Eigen::Ref` blocks, so a product can apply it to a segment of a
+/// longer vector without a copy. Every shipped manifold is one; a user manifold becomes one by taking
+/// `Eigen::Ref<Eigen::VectorXd>` / `Eigen::Ref<const Eigen::VectorXd>` parameters.
+/// @code
+///   void project(Eigen::Ref<const Eigen::VectorXd> x, Eigen::Ref<Eigen::VectorXd> v) const;
+///   std::uint64_t flow(Eigen::Ref<Eigen::VectorXd> x, Eigen::Ref<Eigen::VectorXd> v, double t) const;
+/// @endcode
+template <class M>
+concept BlockManifold =
+    Manifold<M> && std::same_as<typename M::Point, Eigen::VectorXd> &&
+    requires(const M m, Eigen::Ref<Eigen::VectorXd> x, Eigen::Ref<Eigen::VectorXd> v,
+             Eigen::Ref<const Eigen::VectorXd> cx, double t) {
+      m.project(cx, v);
+      { m.flow(x, v, t) } -> std::convertible_to<std::uint64_t>;
+      { m.distance_to(cx) } -> std::convertible_to<double>;
+    };
+
+/// A block manifold whose fused sweep (if it has one) also takes `Eigen::Ref` blocks: the fused sweep
+/// applies to a segment of a longer vector (a product's factor, a type-erased manifold) without a copy.
+template <class M>
+concept BlockManifoldWithFusedSweep =
+    BlockManifold<M> && ManifoldWithFusedSweep<M> &&
+    requires(const M m, Eigen::Ref<Eigen::VectorXd> x, Eigen::Ref<Eigen::VectorXd> v, double t, ChunkKick kick) {
+      { m.flow_kick_flow(x, v, t, kick, t) } -> std::convertible_to<std::uint64_t>;
+    };
+
 /// flow(x, v, t1) (skipped when t1 = 0), kick(0, N), project(x, v), flow(x, v, t2): the manifold's fused
 /// `flow_kick_flow` when it has one, else that plain sequence. Returns the reflection count.
 template <Manifold M, class X, class V>

@@ -95,7 +95,7 @@ class AnyManifold {
     // Points pass as plain vectors where the manifold takes them so (a user's manifold may declare
     // `Point&`): a Ref over a whole VectorXd is copied into one only for such a manifold.
     void project(Eigen::Ref<const Eigen::VectorXd> x, Eigen::Ref<Eigen::VectorXd> v) const override {
-      if constexpr (requires { m.project(x, v); }) {
+      if constexpr (BlockManifold<M>) {
         m.project(x, v);
       } else {
         Point xx = x, vv = v;
@@ -104,7 +104,7 @@ class AnyManifold {
       }
     }
     std::uint64_t flow(Eigen::Ref<Eigen::VectorXd> x, Eigen::Ref<Eigen::VectorXd> v, double t) const override {
-      if constexpr (requires { m.flow(x, v, t); }) {
+      if constexpr (BlockManifold<M>) {
         return m.flow(x, v, t);
       } else {
         Point xx = x, vv = v;
@@ -115,7 +115,7 @@ class AnyManifold {
     }
     std::uint64_t flow_kick_flow(Eigen::Ref<Eigen::VectorXd> x, Eigen::Ref<Eigen::VectorXd> v, double t1, ChunkKick kick,
                                  double t2) const override {
-      if constexpr (requires { sgmcmc::flow_kick_flow(m, x, v, t1, kick, t2); }) {
+      if constexpr (BlockManifold<M> && (!ManifoldWithFusedSweep<M> || BlockManifoldWithFusedSweep<M>)) {
         return sgmcmc::flow_kick_flow(m, x, v, t1, kick, t2);
       } else {
         Point xx = x, vv = v;
@@ -125,7 +125,7 @@ class AnyManifold {
       }
     }
     double distance_to(Eigen::Ref<const Eigen::VectorXd> x) const override {
-      if constexpr (requires { m.distance_to(x); }) return m.distance_to(x);
+      if constexpr (BlockManifold<M>) return m.distance_to(x);
       else return m.distance_to(Point(x));
     }
     Point random_point(AnyEngineRef& rng) const override { return m.random_point(rng); }

@@ -24,22 +24,6 @@
 
 namespace sgmcmc {
 
-/// A manifold whose operations accept `Eigen::Ref` blocks, so a product can apply it to a segment of a
-/// longer vector without a copy. Every shipped manifold is one; a user manifold becomes one by taking
-/// `Eigen::Ref<Eigen::VectorXd>` / `Eigen::Ref<const Eigen::VectorXd>` parameters.
-/// @code
-///   void project(Eigen::Ref<const Eigen::VectorXd> x, Eigen::Ref<Eigen::VectorXd> v) const;
-///   std::uint64_t flow(Eigen::Ref<Eigen::VectorXd> x, Eigen::Ref<Eigen::VectorXd> v, double t) const;
-/// @endcode
-template <class M>
-concept BlockManifold =
-    Manifold<M> && std::same_as<typename M::Point, Eigen::VectorXd> &&
-    requires(const M m, Eigen::Ref<Eigen::VectorXd> x, Eigen::Ref<Eigen::VectorXd> v,
-             Eigen::Ref<const Eigen::VectorXd> cx, double t) {
-      m.project(cx, v);
-      { m.flow(x, v, t) } -> std::convertible_to<std::uint64_t>;
-      { m.distance_to(cx) } -> std::convertible_to<double>;
-    };
 
 template <BlockManifold... Ms>
   requires(sizeof...(Ms) >= 1)

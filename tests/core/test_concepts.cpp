@@ -17,6 +17,7 @@
 #include <sgmcmc/samplers/sgrld.hpp>
 #include <sgmcmc/modules/recipe/metric.hpp>
 #include <sgmcmc/manifolds/euclidean.hpp>
+#include <sgmcmc/manifolds/sphere.hpp>
 #include <sgmcmc/models/banana.hpp>
 #include <sgmcmc/models/double_well.hpp>
 #include <sgmcmc/models/gaussian.hpp>
@@ -192,6 +193,12 @@ static_assert(ObserverWithLimit<StopAfter>);  // StopAfter{0} takes no step
 static_assert(!ObserverWithLimit<WallClockBudget> && !ObserverWithLimit<StopOnNonFinite>);
 
 static_assert(Manifold<Euclidean>);
+// Block manifolds take Eigen::Ref blocks (products and AnyManifold pass segments without copies); the
+// shipped fused sweeps do too, so the type-erased CLI path keeps them (a manifold with `Point&` members
+// is still a Manifold, copied at the type-erasure boundary).
+static_assert(BlockManifold<Euclidean> && BlockManifold<Sphere>);
+static_assert(BlockManifoldWithFusedSweep<Euclidean> && BlockManifoldWithFusedSweep<Sphere>);
+static_assert(Manifold<ManifoldWithFlow> && !BlockManifold<ManifoldWithFlow> && !BlockManifoldWithFusedSweep<ManifoldWithFlow>);
 static_assert(Manifold<ManifoldWithFlow>);
 static_assert(!Manifold<NotAManifold>);
 static_assert(!Manifold<ManifoldWithoutFlow>);
