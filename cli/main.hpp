@@ -21,6 +21,7 @@
 #include <fmt/format.h>
 
 #include <sgmcmc/modules/diagnostics/summary.hpp>
+#include <sgmcmc/modules/diagnostics/warnings.hpp>
 #include <sgmcmc/run/json_file.hpp>
 #include <sgmcmc/run/runner.hpp>
 #include <sgmcmc/version.hpp>
@@ -52,6 +53,11 @@ inline void print_summary(const json& record, std::ostream& os, bool as_json) {
   }
   if (chains.empty()) throw Error("/chains: the run kept no draws (steps <= burn_in?)");
   const auto sums = diagnostics::summarize_columns(chains);
+  // Stan's warnings, and a chain that stopped (its draws end early; its last state is not a draw).
+  std::vector<std::string> warnings = diagnostics::convergence_warnings(sums, chains.size());
+  for (const auto& ch : record["chains"])
+    if (ch["status"] != "ok")
+      warnings.push_back(fmt::format("chain {} stopped early with an error: {}", ch["id"].get<int>(), ch["error"].get<std::string>()));
   if (as_json) {
     json out = json::array();
     for (std::size_t k = 0; k < sums.size(); ++k) {
@@ -59,7 +65,7 @@ inline void print_summary(const json& record, std::ostream& os, bool as_json) {
       out.push_back({{"coordinate", k}, {"mean", s.mean}, {"sd", s.sd}, {"q5", s.q5}, {"q50", s.q50}, {"q95", s.q95},
                      {"mcse_mean", s.mcse_mean}, {"ess_bulk", s.ess_bulk}, {"ess_tail", s.ess_tail}, {"rhat", s.rhat}});
     }
-    os << json{{"summary", out}}.dump(2) << '\n';
+    os << json{{"summary", out}, {"warnings", warnings}}.dump(2) << '\n';
     return;
   }
   std::size_t draws = 0;
@@ -79,6 +85,7 @@ inline void print_summary(const json& record, std::ostream& os, bool as_json) {
     if (ch["status"] != "ok") os << "  ERROR " << ch["error"].get<std::string>();
     os << '\n';
   }
+  for (const auto& w : warnings) os << "warning: " << w << '\n';
 }
 
 inline int finish_run(const std::string& program, const json& record, const std::string& out_path, bool quiet) {

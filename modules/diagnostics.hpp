@@ -10,3 +10,4 @@
 #include <sgmcmc/modules/diagnostics/rank_normalize.hpp>
 #include <sgmcmc/modules/diagnostics/rhat.hpp>
 #include <sgmcmc/modules/diagnostics/summary.hpp>
+#include <sgmcmc/modules/diagnostics/warnings.hpp>

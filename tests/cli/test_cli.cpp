@@ -212,6 +212,9 @@ TEST_CASE("a chain that diverges stops with a clear error and keeps the draws ma
   const Result again = sgmcmc(fmt::format("resume '{}' --steps 10 -o '{}'", out.string(), (scratch() / "y.json").string()));
   CHECK(again.code == 1);
   CHECK(again.err.find("cannot be resumed") != std::string::npos);
+  // The summary says the chain stopped (its draws end early).
+  REQUIRE_FALSE(rec["chains"][0]["samples"].empty());
+  CHECK(sgmcmc(fmt::format("summary '{}'", out.string())).out.find("warning: chain 0 stopped early") != std::string::npos);
 }
 
 TEST_CASE("summary prints mean, sd, quantiles, ESS and R-hat per coordinate") {
@@ -230,7 +233,18 @@ TEST_CASE("summary prints mean, sd, quantiles, ESS and R-hat per coordinate") {
   CHECK(std::abs(s[0]["mean"].get<double>() - 1.0) < 6 * s[0]["mcse_mean"].get<double>());
   CHECK(s[0]["rhat"].get<double>() < 1.05);
   CHECK(s[0]["ess_bulk"].get<double>() > 100);
+  CHECK(json::parse(r.out)["warnings"].empty());  // a well-mixed run draws no warning
   CHECK(sgmcmc(fmt::format("summary '{}'", rec.string())).out.find("ess_bulk") != std::string::npos);
+  // A run far from mixed (SGLD at h = 10⁻⁴ for 600 steps from (5, 5)) gets Stan's warnings, in both forms.
+  json stuck = base_config({{"name", "sgld"}, {"step_size", 1e-4}});
+  stuck["init"] = {5.0, 5.0};
+  const auto stuck_rec = scratch() / "stuck.run.json";
+  REQUIRE(sgmcmc(fmt::format("run -q '{}' -o '{}'", write_config("stuck.json", stuck).string(), stuck_rec.string())).code == 0);
+  const json warned = json::parse(sgmcmc(fmt::format("summary '{}' --json", stuck_rec.string())).out)["warnings"];
+  REQUIRE(warned.size() >= 2);
+  CHECK(warned[0].get<std::string>().find("R-hat > 1.01") != std::string::npos);
+  CHECK(warned[1].get<std::string>().find("bulk ESS < 200") != std::string::npos);
+  CHECK(sgmcmc(fmt::format("summary '{}'", stuck_rec.string())).out.find("warning: R-hat") != std::string::npos);
   CHECK(sgmcmc("--help").code == 0);
   CHECK(sgmcmc("run --help").out.find("--output") != std::string::npos);
   // `list` names every registered entry with its aliases (catches an entry that never reached the registry).

@@ -471,3 +471,18 @@ TEST_CASE("summarize truncates to the shortest chain and summarize_columns match
   matrices[1] = Eigen::MatrixXd::Zero(300, 3);
   CHECK_THROWS_AS(diag::summarize_columns(matrices), std::invalid_argument);
 }
+
+TEST_CASE("convergence warnings: Stan's thresholds, the worst coordinate named, none for a good run") {
+  // Catches: a threshold off (1.1 instead of 1.01; ESS not scaled by the number of chains), the best
+  // coordinate named instead of the worst, a warning for NaN R-hat (a constant coordinate).
+  using diag::Summary;
+  auto with = [](double ess_bulk, double ess_tail, double rhat) { return Summary{0, 1, -1, 0, 1, 0.01, ess_bulk, ess_tail, rhat}; };
+  CHECK(diag::convergence_warnings({with(900, 900, 1.001), with(401, 401, 1.009)}, 4).empty());
+  CHECK(diag::convergence_warnings({with(900, 900, std::nan(""))}, 4).empty());
+  const auto w = diag::convergence_warnings({with(900, 900, 1.02), with(300, 900, 1.05), with(350, 380, 1.0)}, 4);
+  REQUIRE(w.size() == 3);
+  CHECK(w[0].find("R-hat > 1.01 for 2 of 3 coordinates (largest 1.050, coordinate 1)") != std::string::npos);
+  CHECK(w[1].find("bulk ESS < 400 (100 per chain) for 2 of 3 coordinates (smallest 300, coordinate 1)") != std::string::npos);
+  CHECK(w[2].find("tail ESS < 400 (100 per chain) for 1 of 3 coordinates (smallest 380, coordinate 2)") != std::string::npos);
+  CHECK(diag::convergence_warnings({with(150, 150, 1.0)}, 1).empty());  // 100 per chain: one chain needs 100
+}
