@@ -40,9 +40,9 @@ inline TargetEntry logistic_target() {
             const bool replace = f.boolean("with_replacement", false);
             // The CSV loader fills a matrix of its own, on 4 KiB pages; a minibatch step gathers ~100 random
             // columns, and on a large set nearly every one also misses the TLB. cast() copies the examples
-            // (same values) into storage advised onto transparent huge pages (data::detail::advise_huge_pages,
-            // as synthetic_logistic's): at N = 10⁶, d = 50 a step took ~1.5× the library benchmark's without
-            // it (docs/benchmarks.md, "CLI against the library").
+            // (same values) into storage advised onto transparent huge pages (data::detail::advise_huge_pages),
+            // as the library benchmark's synthetic_logistic data are, so the CLI reads its data the way the
+            // benchmark does (docs/benchmarks.md, "CLI against the library": the measured effect).
             d = d.cast<double>();
             auto model = data::minibatch(models::LogisticRegression{std::make_shared<const data::Dataset<double>>(std::move(d)), prior_sd},
                                          batch, targets::sampling(replace));
