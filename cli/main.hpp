@@ -129,7 +129,7 @@ inline int main(int argc, const char* const* argv, const run::Registry& registry
   std::string config_path, out_path;
   bool print_default = false;
   run->add_option("CONFIG", config_path, "JSON config (DESIGN.md §5.1 vocabulary; see docs/config.md)");
-  run->add_option("-o,--output", out_path, "where to write the JSON run record");
+  auto* run_output = run->add_option("-o,--output", out_path, "where to write the JSON run record");
   run->add_option("--threads", opt.threads, "threads for the chains (default: one per core)");
   run->add_flag("--print-default-config", print_default, "print the default config and exit");
   run->add_flag("-q,--quiet", quiet, "print nothing but errors");
@@ -139,7 +139,7 @@ inline int main(int argc, const char* const* argv, const run::Registry& registry
   std::uint64_t more_steps = 0;
   resume->add_option("RUN", record_path, "run record to continue")->required();
   resume->add_option("--steps", more_steps, "how many more steps per chain")->required()->check(CLI::PositiveNumber);
-  resume->add_option("-o,--output", resume_out, "where to write the continued record")->required();
+  auto* resume_output = resume->add_option("-o,--output", resume_out, "where to write the continued record")->required();
   resume->add_option("--threads", opt.threads, "threads for the chains (default: one per core)");
   resume->add_flag("-q,--quiet", quiet, "print nothing but errors");
 
@@ -156,6 +156,11 @@ inline int main(int argc, const char* const* argv, const run::Registry& registry
   } catch (const CLI::ParseError& e) {
     return app.exit(e) == 0 ? 0 : 2;
   }
+  for (auto* o : {run_output, resume_output})
+    if (o->count() > 0 && o->as<std::string>().empty()) {
+      std::cerr << fmt::format("{}: error: -o: the output file name is empty\n", program.name);
+      return 2;
+    }
   try {
     if (*run) {
       if (print_default) {
@@ -171,11 +176,14 @@ inline int main(int argc, const char* const* argv, const run::Registry& registry
       if (config_path.empty() && !quiet)
         std::cout << fmt::format("no CONFIG given: running {} ({} run --print-default-config)\n", program.default_config_note, program.name);
       if (quiet) opt.progress = false;
+      if (!out_path.empty()) run::check_writable(out_path);  // before sampling, not after it
       return detail::finish_run(program.name, run::run(config, opt, registry), out_path, quiet);
     }
     if (*resume) {
       if (quiet) opt.progress = false;
-      return detail::finish_run(program.name, run::resume(run::read_json_file(record_path), more_steps, opt, registry), resume_out, quiet);
+      const json record = run::read_json_file(record_path);
+      run::check_writable(resume_out);
+      return detail::finish_run(program.name, run::resume(record, more_steps, opt, registry), resume_out, quiet);
     }
     if (*summary) {
       detail::print_summary(run::read_json_file(summary_path), std::cout, summary_json);

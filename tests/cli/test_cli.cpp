@@ -172,6 +172,23 @@ TEST_CASE("bad config: an error naming the JSON path, exit code 1, no output wri
   CHECK(same.code == 2);
   CHECK(same.err.find("that is the config file") != std::string::npos);
   CHECK(slurp(self) == before);
+  // An empty -o is a bad command line; an unwritable output is found before sampling, named, exit 1,
+  // and no temporary is left in the folder. (The run keeps no draws, so if the check came after the
+  // sampling it would cost seconds, not memory.)
+  CHECK(sgmcmc(fmt::format("run -q '{}' -o ''", self.string())).code == 2);
+  json endless = base_config({{"name", "sgld"}, {"step_size", 0.1}});
+  endless["steps"] = 20000000;
+  endless["burn_in"] = 20000000;
+  const auto blocked = scratch() / "not_a_folder";
+  std::ofstream(blocked) << "a file where the record's folder should be";
+  const Result unwritable = sgmcmc(fmt::format("run -q '{}' -o '{}'", write_config("endless.json", endless).string(),
+                                               (blocked / "run.json").string()));
+  CHECK(unwritable.code == 1);
+  CHECK(unwritable.err.find("not_a_folder/run.json: cannot") != std::string::npos);
+  for (const auto& entry : fs::directory_iterator(scratch())) {  // a write's temporary is ".NAME.XXXXXX"
+    const std::string name = entry.path().filename().string();
+    CHECK_MESSAGE(!(name[0] == '.' && name.find(".json.") != std::string::npos), name);
+  }
 }
 
 TEST_CASE("a record from a newer schema or a malformed record is refused with the field named") {
