@@ -44,12 +44,14 @@ void set_counters(benchmark::State& state, Eigen::Index d) {
   state.counters["d"] = static_cast<double>(d);
 }
 
-void BM_Library(benchmark::State& state) {
+// The library's SGHMC ABOBA step on `target` (built for dimension d), one step per iteration.
+template <class MakeTarget>
+void library_steps(benchmark::State& state, MakeTarget make_target) {
   const Eigen::Index d = state.range(0);
   using namespace sgmcmc;
   const sghmc::Sampler<Euclidean> sampler{sghmc::Dynamics<Euclidean>{Euclidean(d), sghmc::Friction(friction), 0.0},
                                           splitting::aboba, schedule::StepSize::constant(h)};
-  const auto target = models::Gaussian::isotropic(Eigen::VectorXd::Zero(d), 1.0);
+  const auto target = make_target(d);
   Stream rng(seed, 0);
   auto s = sampler.init(Eigen::VectorXd::Zero(d), rng);
   std::uint64_t t = 0;
@@ -60,6 +62,10 @@ void BM_Library(benchmark::State& state) {
   }
   set_counters(state, d);
 }
+
+sgmcmc::models::Gaussian standard_normal(Eigen::Index d) { return sgmcmc::models::Gaussian::isotropic(Eigen::VectorXd::Zero(d), 1.0); }
+
+void BM_Library(benchmark::State& state) { library_steps(state, standard_normal); }
 
 // The isotropic Gaussian without its SeparablePotential members: the sampler must call gradient(x, g)
 // on the whole vector, as for any black-box (e.g. minibatch) potential.
@@ -70,37 +76,12 @@ struct BlackBoxGaussian {
 };
 
 void BM_LibraryBlackBox(benchmark::State& state) {
-  const Eigen::Index d = state.range(0);
-  using namespace sgmcmc;
-  const sghmc::Sampler<Euclidean> sampler{sghmc::Dynamics<Euclidean>{Euclidean(d), sghmc::Friction(friction), 0.0},
-                                          splitting::aboba, schedule::StepSize::constant(h)};
-  const BlackBoxGaussian target{models::Gaussian::isotropic(Eigen::VectorXd::Zero(d), 1.0)};
-  Stream rng(seed, 0);
-  auto s = sampler.init(Eigen::VectorXd::Zero(d), rng);
-  std::uint64_t t = 0;
-  for (auto _ : state) {
-    sampler.step(s, target, rng, t++);
-    benchmark::DoNotOptimize(s.x.data());
-    benchmark::ClobberMemory();
-  }
-  set_counters(state, d);
+  library_steps(state, [](Eigen::Index d) { return BlackBoxGaussian{standard_normal(d)}; });
 }
 
+// The CLI's grad_noise: N(0, σ²I) added to the gradient, the library's way (models/gradient_noise.hpp).
 void BM_LibraryGradNoise(benchmark::State& state) {
-  const Eigen::Index d = state.range(0);
-  using namespace sgmcmc;
-  const sghmc::Sampler<Euclidean> sampler{sghmc::Dynamics<Euclidean>{Euclidean(d), sghmc::Friction(friction), 0.0},
-                                          splitting::aboba, schedule::StepSize::constant(h)};
-  const models::WithGradientNoise<models::Gaussian> target{models::Gaussian::isotropic(Eigen::VectorXd::Zero(d), 1.0), 1.0};
-  Stream rng(seed, 0);
-  auto s = sampler.init(Eigen::VectorXd::Zero(d), rng);
-  std::uint64_t t = 0;
-  for (auto _ : state) {
-    sampler.step(s, target, rng, t++);
-    benchmark::DoNotOptimize(s.x.data());
-    benchmark::ClobberMemory();
-  }
-  set_counters(state, d);
+  library_steps(state, [](Eigen::Index d) { return sgmcmc::models::WithGradientNoise<sgmcmc::models::Gaussian>{standard_normal(d), 1.0}; });
 }
 
 // A competent hand-written step: one fused pass over x, v and the noise buffer (the normals must be
