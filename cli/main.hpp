@@ -90,7 +90,13 @@ inline void print_summary(const json& record, std::ostream& os, bool as_json) {
 
 inline int finish_run(const std::string& program, const json& record, const std::string& out_path, bool quiet) {
   if (!out_path.empty()) run::write_json_file(record, out_path);
-  if (!quiet) print_summary(record, std::cout, false);
+  // A run may keep no draws on purpose (steps <= burn_in: a warm-up to resume from); then there is
+  // nothing to summarise, and the exit code says only whether every chain ran (a divergence during the
+  // burn-in is still exit 3, reported below).
+  bool any_draws = false;
+  for (const auto& ch : record["chains"]) any_draws = any_draws || !ch["samples"].empty();
+  if (!quiet && any_draws) print_summary(record, std::cout, false);
+  if (!quiet && !any_draws) std::cout << "no draws kept (steps <= burn_in?): the record holds each chain's state, to resume from\n";
   double sampling = 0;
   for (const auto& p : record["timings"]["phases"]) sampling += p["sampling_seconds"].get<double>();
   if (!quiet) std::cout << fmt::format("sampling time {:.3f} s{}\n", sampling, out_path.empty() ? "" : ", record written to " + out_path);

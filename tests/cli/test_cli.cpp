@@ -229,6 +229,19 @@ TEST_CASE("a chain that diverges stops with a clear error and keeps the draws ma
   const Result again = sgmcmc(fmt::format("resume '{}' --steps 10 -o '{}'", out.string(), (scratch() / "y.json").string()));
   CHECK(again.code == 1);
   CHECK(again.err.find("cannot be resumed") != std::string::npos);
+  // A run that keeps no draws is a warm-up (exit 0, with or without -q); a divergence during the burn-in
+  // is still reported and exits 3 (it used to exit 1 with "the run kept no draws", the divergence unsaid).
+  json warm = base_config({{"name", "sgld"}, {"step_size", 0.1}});
+  warm["burn_in"] = warm["steps"];
+  const auto warm_cfg = write_config("warm.json", warm);
+  CHECK(sgmcmc(fmt::format("run '{}' -o '{}'", warm_cfg.string(), (scratch() / "warm.run.json").string())).code == 0);
+  CHECK(sgmcmc(fmt::format("run -q '{}' -o '{}'", warm_cfg.string(), (scratch() / "warm.run.json").string())).code == 0);
+  json burn_diverge = cfg;
+  burn_diverge["burn_in"] = cfg["steps"];
+  const Result in_burn_in = sgmcmc(fmt::format("run '{}' -o '{}'", write_config("burn_diverge.json", burn_diverge).string(),
+                                               (scratch() / "burn_diverge.run.json").string()));
+  CHECK(in_burn_in.code == 3);
+  CHECK(in_burn_in.err.find("non-finite state at step") != std::string::npos);
   // The summary says the chain stopped (its draws end early).
   REQUIRE_FALSE(rec["chains"][0]["samples"].empty());
   CHECK(sgmcmc(fmt::format("summary '{}'", out.string())).out.find("warning: chain 0 stopped early") != std::string::npos);
