@@ -1,0 +1,337 @@
+// The Stan CSV writer and reader (run/output/stan_csv.hpp): one CmdStan-style file per chain that reads
+// back to the same doubles, whose comments CmdStan's readers parse, and that appears whole or not at all.
+#include <doctest/doctest.h>
+
+#include <stdlib.h>  // mkdtemp
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include <sgmcmc/run/output/stan_csv.hpp>
+
+using namespace sgmcmc;
+using namespace sgmcmc::run::output;
+namespace fs = std::filesystem;
+
+namespace {
+
+const double nan_value = std::numeric_limits<double>::quiet_NaN();
+
+/// A fresh empty folder, removed with its contents at the end of the test.
+struct TempDir {
+  fs::path path;
+  TempDir() {
+    std::string name = (fs::temp_directory_path() / "sgmcmc_stan_csv_XXXXXX").string();
+    REQUIRE(::mkdtemp(name.data()) != nullptr);
+    path = name;
+  }
+  ~TempDir() {
+    std::error_code ec;
+    fs::remove_all(path, ec);
+  }
+  std::vector<std::string> entries() const {
+    std::vector<std::string> names;
+    for (const auto& e : fs::directory_iterator(path)) names.push_back(e.path().filename().string());
+    std::sort(names.begin(), names.end());
+    return names;
+  }
+};
+
+RunHeader make_header(std::size_t chains, std::vector<Eigen::Index> shape, std::vector<Statistic> stats, bool has_lp) {
+  RunHeader h;
+  h.config = {{"sampler", {{"name", "sghmc"}, {"step_size", 0.01}}},
+              {"target", {{"name", "gaussian"}}},
+              {"steps", 100},
+              {"burn_in", 10},
+              {"thin", 1},
+              {"chains", chains},
+              {"seed", 7}};
+  h.sampler = "sghmc";
+  h.chains = chains;
+  h.shape = std::move(shape);
+  h.statistics = std::move(stats);
+  h.has_lp = has_lp;
+  h.expected_draws = 90;
+  h.library_version = "0.1.0";
+  return h;
+}
+
+/// One chain's draws as the runner hands them over, kept alive for the DrawBlock's spans.
+struct Draws {
+  std::size_t chain = 0;
+  Eigen::Index dim = 0;
+  std::vector<double> values, lp;
+  std::vector<StepInfo> stats;
+  DrawBlock block(std::size_t first, std::size_t count) const {
+    const auto d = static_cast<std::size_t>(dim);
+    return {chain, dim, std::span<const double>(values).subspan(first * d, count * d),
+            std::span<const StepInfo>(stats).subspan(first, count),
+            lp.empty() ? std::span<const double>() : std::span<const double>(lp).subspan(first, count)};
+  }
+};
+
+/// Doubles that lose digits or signs under a careless format: 1/3, tiny, −0, many digits, NaN of either sign.
+Draws awkward_draws(std::size_t chain, std::size_t rows, Eigen::Index dim) {
+  const double awkward[] = {1.0 / 3.0, 1e-300, -0.0, 123456789.123456789, nan_value, -2.5e17, 0.1, -nan_value};
+  Draws d;
+  d.chain = chain;
+  d.dim = dim;
+  for (std::size_t r = 0; r < rows; ++r) {
+    // The chains differ in scale and phase, the rows in lp and statistics: a swap or a drop shows.
+    for (Eigen::Index j = 0; j < dim; ++j)
+      d.values.push_back(awkward[(3 * r + static_cast<std::size_t>(j) + chain) % 8] * (chain == 0 ? 1.0 : -3.0));
+    d.lp.push_back(-1.0 / static_cast<double>(r + 3 + chain));
+    StepInfo info;
+    info.acceptance = 1.0 / static_cast<double>(r + 1);
+    info.energy = r % 3 == 0 ? nan_value : 7.0 / static_cast<double>(r + 1 + chain);
+    info.step_size = 0.01 / std::sqrt(static_cast<double>(r + 1));
+    info.gradient_evals = 1000 + r + 10 * chain;
+    info.divergent = r == 2;
+    d.stats.push_back(info);
+  }
+  return d;
+}
+
+/// Exact equality, NaN equal to NaN (and −0 told apart from +0 by its sign).
+bool same(double a, double b) {
+  if (std::isnan(a) || std::isnan(b)) return std::isnan(a) && std::isnan(b);
+  return a == b && std::signbit(a) == std::signbit(b);
+}
+
+std::string run_command(const std::string& command) {
+  std::string out;
+  FILE* pipe = ::popen(command.c_str(), "r");
+  REQUIRE(pipe != nullptr);
+  std::array<char, 256> buffer{};
+  while (std::fgets(buffer.data(), buffer.size(), pipe) != nullptr) out += buffer.data();
+  REQUIRE(::pclose(pipe) == 0);
+  return out;
+}
+
+void write_text(const fs::path& path, const std::string& text) {
+  std::ofstream out(path, std::ios::binary);
+  out << text;
+}
+
+bool has_comment(const StanCsv& csv, const std::string& line) {
+  return std::find(csv.comments.begin(), csv.comments.end(), line) != csv.comments.end();
+}
+
+}  // namespace
+
+TEST_CASE("Stan CSV round trip: two chains, blocks interleaved, every value read back exactly") {
+  // Catches: lost digits (a fixed-precision format), −0 or NaN mangled, chains swapped, blocks dropped
+  // or reordered, statistics in the wrong columns.
+  TempDir dir;
+  const std::string base = (dir.path / "fit").string();
+  const auto header = make_header(2, {3}, {Statistic::acceptance, Statistic::energy, Statistic::step_size, Statistic::gradient_evals}, true);
+  const Draws a = awkward_draws(0, 9, 3), b = awkward_draws(1, 7, 3);
+  {
+    StanCsvWriter writer(base);
+    writer.begin(header);
+    CHECK(writer.files() == std::vector<std::string>{base + "_1.csv", base + "_2.csv"});
+    writer.append(a.block(0, 2));
+    writer.append(b.block(0, 3));
+    writer.append(a.block(2, 4));
+    writer.append(b.block(3, 1));
+    writer.append(b.block(4, 3));
+    writer.append(a.block(6, 3));
+    CHECK(dir.entries().size() == 2);  // the temporaries only: nothing under the target names yet
+    CHECK(!fs::exists(base + "_1.csv"));
+    json record = {{"timings", {{"phases", json::array({{{"phase", "run"}, {"setup_seconds", 0.5}, {"sampling_seconds", 1.25}},
+                                                        {{"phase", "resume"}, {"setup_seconds", 0.25}, {"sampling_seconds", 2.0}}})}}},
+                   {"chains", json::array({{{"id", 0}, {"status", "ok"}}, {{"id", 1}, {"status", "ok"}}})}};
+    writer.finish(record);
+  }
+  CHECK(dir.entries() == std::vector<std::string>{"fit_1.csv", "fit_2.csv"});
+
+  const std::vector<std::string> columns = {"lp__", "accept_stat__", "stepsize__", "divergent__", "energy__", "n_grad__", "x.1", "x.2", "x.3"};
+  for (const Draws* d : {&a, &b}) {
+    CAPTURE(d->chain);
+    const StanCsv csv = read_stan_csv(fmt::format("{}_{}.csv", base, d->chain + 1));
+    CHECK(csv.columns == columns);
+    REQUIRE(csv.draws.rows() == static_cast<Eigen::Index>(d->stats.size()));
+    REQUIRE(csv.draws.cols() == 9);
+    for (std::size_t r = 0; r < d->stats.size(); ++r) {
+      CAPTURE(r);
+      const auto i = static_cast<Eigen::Index>(r);
+      const StepInfo& s = d->stats[r];
+      CHECK(same(csv.draws(i, 0), d->lp[r]));
+      CHECK(same(csv.draws(i, 1), s.acceptance));
+      CHECK(same(csv.draws(i, 2), s.step_size));
+      CHECK(csv.draws(i, 3) == (s.divergent ? 1.0 : 0.0));
+      CHECK(same(csv.draws(i, 4), s.energy));
+      CHECK(csv.draws(i, 5) == static_cast<double>(s.gradient_evals));
+      for (Eigen::Index j = 0; j < 3; ++j) CHECK(same(csv.draws(i, 6 + j), d->values[r * 3 + static_cast<std::size_t>(j)]));
+    }
+    std::ifstream in(fmt::format("{}_{}.csv", base, d->chain + 1));
+    const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    CHECK(text.find("-nan") == std::string::npos);  // Stan's spelling, whatever the NaN's sign bit
+    // The metadata CmdStan's readers take (cmdstanr stops without method, id, save_warmup).
+    CHECK(has_comment(csv, "# model = gaussian"));
+    CHECK(has_comment(csv, "# method = sample (Default)"));
+    CHECK(has_comment(csv, "#     num_samples = 90"));
+    CHECK(has_comment(csv, "#     num_warmup = 10"));
+    CHECK(has_comment(csv, "#     save_warmup = 0"));
+    CHECK(has_comment(csv, "#     thin = 1"));
+    CHECK(has_comment(csv, "#     algorithm = sghmc"));
+    CHECK(has_comment(csv, "#       stepsize = 0.01"));
+    CHECK(has_comment(csv, fmt::format("# id = {}", d->chain + 1)));
+    CHECK(has_comment(csv, "#   seed = 7"));
+    CHECK(has_comment(csv, "# sgmcmc_version = 0.1.0"));
+    CHECK(has_comment(csv, "# sgmcmc_config = " + header.config.dump()));
+    // The times, where stansummary (column 17), ArviZ and cmdstanr read them.
+    CHECK(has_comment(csv, "#  Elapsed Time: 4 seconds (Total)"));
+    CHECK(has_comment(csv, "#                3.25 seconds (Sampling)"));
+    CHECK(!has_comment(csv, "# lp__ is 0: not computed (set \"log_density\": true in the config)"));
+  }
+}
+
+TEST_CASE("Stan CSV names a matrix's coordinates x.i.j in column-major order, as CmdStan") {
+  // Catches: row-major names over column-major values (a transposed matrix in every reader); a
+  // num_samples that counts kept draws where CmdStan counts iterations.
+  TempDir dir;
+  const std::string base = (dir.path / "m").string();
+  StanCsvWriter writer(base);
+  auto header = make_header(1, {2, 3}, {Statistic::acceptance}, false);
+  header.config["thin"] = 3;
+  writer.begin(header);
+  Draws d;
+  d.dim = 6;
+  d.values = {11, 21, 12, 22, 13, 23};  // x(i, j) = 10 i + j, flattened column-major
+  d.stats.resize(1);
+  writer.append(d.block(0, 1));
+  writer.finish(json::object());
+  const StanCsv csv = read_stan_csv(base + "_1.csv");
+  const std::vector<std::string> expected = {"lp__", "accept_stat__", "stepsize__", "divergent__", "x.1.1", "x.2.1", "x.1.2", "x.2.2", "x.1.3", "x.2.3"};
+  CHECK(csv.columns == expected);
+  CHECK(has_comment(csv, "#     num_samples = 270"));  // CmdStan's meaning: iterations before thinning
+  CHECK(has_comment(csv, "#     thin = 3"));
+  for (Eigen::Index k = 0; k < 6; ++k) {
+    const std::string& name = csv.columns[static_cast<std::size_t>(4 + k)];
+    CHECK(csv.draws(0, 4 + k) == 10.0 * (name[2] - '0') + (name[4] - '0'));
+  }
+}
+
+TEST_CASE("Stan CSV without lp writes lp__ = 0 and says why; stepsize__ falls back to the config's h") {
+  // Catches: a missing lp__ column (CmdStan's readers expect it first), a silent 0 that looks computed,
+  // a stepsize__ of 0 or NaN when the sampler reports none but the config has a constant h.
+  TempDir dir;
+  const std::string base = (dir.path / "nolp").string();
+  StanCsvWriter writer(base);
+  writer.begin(make_header(1, {2}, {Statistic::acceptance, Statistic::reflections}, false));
+  Draws d;
+  d.dim = 2;
+  d.values = {1.5, -2.5, 3.5, -4.5};
+  d.stats.resize(2);
+  d.stats[1].reflections = 3;
+  writer.append(d.block(0, 2));
+  writer.finish(json::object());
+  const StanCsv csv = read_stan_csv(base + "_1.csv");
+  CHECK(csv.columns == std::vector<std::string>{"lp__", "accept_stat__", "stepsize__", "divergent__", "reflections__", "x.1", "x.2"});
+  REQUIRE(csv.draws.rows() == 2);
+  CHECK(csv.draws(0, 0) == 0.0);
+  CHECK(csv.draws(1, 0) == 0.0);
+  CHECK(csv.draws(0, 2) == 0.01);
+  CHECK(csv.draws(1, 4) == 3.0);
+  CHECK(csv.draws(1, 6) == -4.5);
+  CHECK(has_comment(csv, "# lp__ is 0: not computed (set \"log_density\": true in the config)"));
+  std::ifstream in(base + "_1.csv");
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  CHECK(text.find("\n0,1,0.01,0,3,3.5,-4.5\n") != std::string::npos);  // integers stay integers
+}
+
+TEST_CASE("a failed chain's error is a comment of its file") {
+  // Catches: an errored chain's file that looks like a complete run, or an error text spanning lines
+  // that a reader would take for a draw.
+  TempDir dir;
+  const std::string base = (dir.path / "err").string();
+  StanCsvWriter writer(base);
+  writer.begin(make_header(2, {1}, {Statistic::acceptance}, false));
+  writer.finish({{"chains", json::array({{{"status", "ok"}}, {{"status", "error"}, {"error", "chain 1: non-finite state\nat step 12"}}})}});
+  const StanCsv ok = read_stan_csv(base + "_1.csv"), failed = read_stan_csv(base + "_2.csv");
+  CHECK(failed.draws.rows() == 0);
+  CHECK(has_comment(failed, "# error: chain 1: non-finite state"));
+  CHECK(has_comment(failed, "# error: at step 12"));
+  CHECK(std::none_of(ok.comments.begin(), ok.comments.end(), [](const std::string& c) { return c.find("error") != std::string::npos; }));
+}
+
+TEST_CASE("a Stan CSV writer destroyed without finish leaves no file and no temporary") {
+  // Catches: a killed or failed run leaving a truncated CSV that a reader takes for a short chain.
+  TempDir dir;
+  {
+    StanCsvWriter writer((dir.path / "gone").string());
+    writer.begin(make_header(3, {2}, {Statistic::acceptance}, true));
+    Draws d = awkward_draws(1, 4, 2);
+    writer.append(d.block(0, 4));
+    CHECK(dir.entries().size() == 3);
+  }
+  CHECK(dir.entries().empty());
+}
+
+TEST_CASE("Python's csv module reads a Stan CSV once the '#' lines are skipped") {
+  // Catches: a file only our own reader accepts (stray spaces, a comment without '#', ragged rows).
+  // An independent reader: fails, not skips, when python3 is missing.
+  REQUIRE_MESSAGE(std::system("command -v python3 >/dev/null 2>&1") == 0, "python3 is needed for this check");
+  TempDir dir;
+  const std::string base = (dir.path / "py").string();
+  StanCsvWriter writer(base);
+  writer.begin(make_header(1, {3}, {Statistic::acceptance, Statistic::energy, Statistic::step_size, Statistic::gradient_evals}, true));
+  const Draws d = awkward_draws(0, 5, 3);
+  writer.append(d.block(0, 5));
+  writer.finish({{"timings", {{"phases", json::array({{{"sampling_seconds", 0.125}}})}}}});
+  const std::string script =
+      "import csv, sys\n"
+      "rows = [r for r in csv.reader(open(sys.argv[1])) if r and not r[0].startswith('#')]\n"
+      "head, data = rows[0], rows[1:]\n"
+      "assert all(len(r) == len(head) for r in data)\n"
+      "print(len(data), len(head), float(data[1][head.index('x.1')]) == float(sys.argv[2]))\n";
+  // The expected value goes over as 17 significant digits (printf's, not the writer's formatter).
+  const std::string out = run_command(fmt::format("python3 -c \"{}\" '{}' {:.17g}", script, base + "_1.csv", d.values[3]));
+  CHECK(out == "5 9 True\n");
+}
+
+TEST_CASE("read_stan_csv names the file and line of a malformed row") {
+  // Catches: a short row silently padded or dropped, a non-number read as 0.
+  TempDir dir;
+  const fs::path path = dir.path / "bad.csv";
+  write_text(path, "# comment\nlp__,a,b\n1,2,3\n\n# between\n4,5\n");
+  try {
+    read_stan_csv(path.string());
+    FAIL("a row with a missing column was accepted");
+  } catch (const Error& e) {
+    CHECK(std::string(e.what()) == path.string() + ":6: expected 3 values (one per column), got 2");
+  }
+  write_text(path, "lp__,a\n1,2\n3,abc\n");
+  CHECK_THROWS_WITH_AS(read_stan_csv(path.string()), (path.string() + ":3: column 2 (a): 'abc' is not a number").c_str(), Error);
+  write_text(path, "lp__,a\n1,\n");
+  CHECK_THROWS_AS(read_stan_csv(path.string()), Error);
+  write_text(path, "# only comments\n");
+  CHECK_THROWS_AS(read_stan_csv(path.string()), Error);
+  CHECK_THROWS_AS(read_stan_csv((dir.path / "missing.csv").string()), Error);
+}
+
+TEST_CASE("read_stan_csv reads Stan's spellings of non-finite numbers and Windows line ends") {
+  // Catches: a reader that refuses what CmdStan itself writes (nan, inf, +inf, -inf, NaN).
+  TempDir dir;
+  const fs::path path = dir.path / "stan.csv";
+  write_text(path, "lp__,x.1,x.2,x.3,x.4,x.5\r\n-1.5,nan,inf,+inf,-inf,NaN\r\n# Elapsed\r\n");
+  const StanCsv csv = read_stan_csv(path.string());
+  REQUIRE(csv.draws.rows() == 1);
+  CHECK(csv.columns.back() == "x.5");
+  CHECK(csv.draws(0, 0) == -1.5);
+  CHECK(std::isnan(csv.draws(0, 1)));
+  CHECK(csv.draws(0, 2) == std::numeric_limits<double>::infinity());
+  CHECK(csv.draws(0, 3) == std::numeric_limits<double>::infinity());
+  CHECK(csv.draws(0, 4) == -std::numeric_limits<double>::infinity());
+  CHECK(std::isnan(csv.draws(0, 5)));
+  CHECK(csv.comments == std::vector<std::string>{"# Elapsed"});
+}
