@@ -3,7 +3,7 @@
 # Usage: scripts/deps.sh [extra packages...]
 set -euo pipefail
 packages=(g++ cmake make libeigen3-dev libfmt-dev nlohmann-json3-dev doctest-dev
-          librandom123-dev libcli11-dev zlib1g-dev "$@")
+          librandom123-dev libcli11-dev zlib1g-dev libnetcdf-c++4-dev pkg-config "$@")
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -6,7 +6,7 @@
 # build/ without tests) cannot switch tests off; ctest fails if it finds no test to run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-scripts/deps.sh
+scripts/deps.sh python3-xarray python3-netcdf4
 jobs="$(nproc)"
 cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DSGMCMC_BUILD_TESTS=ON -DSGMCMC_BUILD_APPS=ON -DSGMCMC_UNIT_ONLY=OFF \
       -DSGMCMC_SANITIZE= -DSGMCMC_BUILD_BENCH=OFF -DSGMCMC_BUILD_EXPERIMENTS=OFF > /dev/null

@@ -1,0 +1,503 @@
+#pragma once
+// ArviZ InferenceData as NetCDF-4 (docs/run-format.md, "ArviZ InferenceData"): what `arviz.from_netcdf`
+// and `xarray.open_dataset(path, group=...)` read. The layout follows ArviZ's schema
+// (python.arviz.org, "InferenceData schema specification"):
+//   posterior     x(chain, draw, x_dim_0[, x_dim_1]) double, NaN where a chain made no draw;
+//   sample_stats  one (chain, draw) variable per statistic, under ArviZ's name where ArviZ has one with
+//                 the same meaning (lp, acceptance_rate, step_size, diverging, energy), else ours;
+//   the root      the run: per chain the draws it kept and its status, the resolved config, the status
+//                 and sampling time (ArviZ reads the root's attributes as InferenceData.attrs and
+//                 ignores its variables).
+// Every dimension has an int64 coordinate variable 0..n-1, and every group the attributes ArviZ's
+// `make_attrs` writes (created_at, inference_library, inference_library_version), but no
+// `arviz_version`: ArviZ did not write the file.
+//
+// Draws are streamed: each block goes straight to the file at its chain's running offset, so memory
+// holds one block. The file is written as a temporary beside the target and renamed at `finish`
+// (run/output/atomic_file.hpp): a failed or abandoned run leaves no partial file under the name.
+#include <time.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdint>
+#include <ctime>
+#include <limits>
+#include <map>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <Eigen/Core>
+#include <fmt/format.h>
+#include <netcdf>
+#include <nlohmann/json.hpp>
+
+#include <sgmcmc/concepts/sampler.hpp>
+#include <sgmcmc/modules/error.hpp>
+#include <sgmcmc/run/output/atomic_file.hpp>
+#include <sgmcmc/run/output/writer.hpp>
+
+namespace sgmcmc::run::output {
+
+namespace netcdf_detail {
+
+/// How a statistic is stored: xarray writes a boolean as a byte with attribute dtype = "bool" (and
+/// reads it back as bool), counts are integers, the rest doubles.
+enum class Storage { real, flag, count };
+
+inline Storage storage_of(Statistic s) {
+  switch (s) {
+    case Statistic::divergent: return Storage::flag;
+    case Statistic::gradient_evals:
+    case Statistic::reflections: return Storage::count;
+    default: return Storage::real;
+  }
+}
+
+/// The sample_stats name of a statistic: ArviZ's where its meaning is ours (as ArviZ's CmdStan reader
+/// maps accept_stat__, stepsize__, divergent__, energy__). ArviZ's n_steps counts leapfrog steps, not
+/// gradient evaluations, so gradient_evals keeps our name n_grad.
+inline const char* arviz_name(Statistic s) {
+  switch (s) {
+    case Statistic::acceptance: return "acceptance_rate";
+    case Statistic::divergent: return "diverging";
+    case Statistic::step_size: return "step_size";
+    default: return statistic_name(s);
+  }
+}
+
+/// A count's fill value, read back as NaN (xarray masks it too): a draw the chain did not make.
+inline constexpr long long missing_count = -1;
+
+/// The creation time as ArviZ writes it (Python's datetime.now(timezone.utc).isoformat()).
+inline std::string utc_now_iso8601() {
+  using namespace std::chrono;
+  const auto now = system_clock::now();
+  const std::time_t seconds = system_clock::to_time_t(now);
+  std::tm utc{};
+  ::gmtime_r(&seconds, &utc);
+  char text[32];
+  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%S", &utc);
+  const auto micros = duration_cast<microseconds>(now.time_since_epoch()).count() % 1000000;
+  return fmt::format("{}.{:06d}+00:00", text, micros);
+}
+
+/// Runs `work`, turning a netCDF exception into sgmcmc::Error naming the file.
+template <class Work>
+decltype(auto) naming_file(const std::string& path, Work&& work) {
+  try {
+    return work();
+  } catch (const netCDF::exceptions::NcException& e) {
+    throw Error(fmt::format("{}: netCDF: {}", path, e.what()));
+  }
+}
+
+inline std::vector<long long> zero_to(std::size_t n) {
+  std::vector<long long> v(n);
+  for (std::size_t i = 0; i < n; ++i) v[i] = static_cast<long long>(i);
+  return v;
+}
+
+/// A dimension of `length` with its coordinate variable 0..length-1. A length of 0 makes netCDF's
+/// unlimited dimension, which reads as empty (a run that keeps no draws).
+inline netCDF::NcDim add_indexed_dim(netCDF::NcGroup& group, const std::string& name, std::size_t length) {
+  const netCDF::NcDim dim = group.addDim(name, length);
+  const netCDF::NcVar coordinate = group.addVar(name, netCDF::ncInt64, dim);
+  if (length > 0) coordinate.putVar(zero_to(length).data());
+  return dim;
+}
+
+/// How many draws a chunk of x holds: about 1 MiB of values, so a block's write touches few chunks.
+inline std::size_t draws_per_chunk(std::size_t values_per_draw, std::uint64_t draws) {
+  const std::size_t target = (std::size_t{1} << 20) / sizeof(double);
+  const std::size_t by_size = std::max<std::size_t>(1, target / std::max<std::size_t>(1, values_per_draw));
+  return std::max<std::size_t>(1, std::min<std::size_t>(by_size, static_cast<std::size_t>(draws)));
+}
+
+/// Chunks of one chain each (chunk[0] = 1): a chain's block never touches another chain's chunks.
+inline void set_chunks(const netCDF::NcVar& var, std::vector<std::size_t> chunk) {
+  var.setChunking(netCDF::NcVar::nc_CHUNKED, chunk);
+}
+
+/// Gives a variable's chunk cache room for every chain's current chunk (and one more), at least
+/// netCDF's default of 16 MiB and at most 256 MiB: blocks arrive chain after chain, and a chunk
+/// evicted half-written is written out and read back in when the chain's next block comes.
+inline void cache_a_chunk_per_chain(const netCDF::NcVar& var, std::size_t chains, std::size_t chunk_bytes) {
+  const std::size_t wanted = (chains + 1) * chunk_bytes;
+  const std::size_t bytes = std::clamp<std::size_t>(wanted, std::size_t{16} << 20, std::size_t{256} << 20);
+  netCDF::ncCheck(nc_set_var_chunk_cache(var.getParentGroup().getId(), var.getId(), bytes, 4133, 0.75f), __FILE__, __LINE__);
+}
+
+inline std::string text_attribute(const netCDF::NcGroup& group, const std::string& name) {
+  std::string value;
+  if (group.getAtts().count(name) > 0) group.getAtt(name).getValues(value);  // getAtt throws when absent
+  return value;
+}
+
+}  // namespace netcdf_detail
+
+/// Streams a run to `path` as ArviZ InferenceData (NetCDF-4).
+class NetcdfWriter final : public Writer {
+ public:
+  explicit NetcdfWriter(std::string path) : file_(std::move(path)) {}
+
+  void begin(const RunHeader& header) override {
+    require(!nc_, fmt::format("{}: begin called twice", path()));
+    require(header.shape.size() == 1 || header.shape.size() == 2,
+            fmt::format("{}: a draw's shape must be {{d}} or {{n, p}}, got {} numbers", path(), header.shape.size()));
+    shape_ = header.shape;
+    dim_ = header.dim();
+    chains_ = header.chains;
+    expected_draws_ = header.expected_draws;
+    has_lp_ = header.has_lp;
+    written_.assign(chains_, 0);
+    // netCDF creates the file by name: it replaces the empty temporary AtomicFile made beside the
+    // target (truncating it in place, so it keeps the temporary's permissions).
+    file_.close();
+    netcdf_detail::naming_file(path(), [&] {
+      nc_.emplace(file_.temporary_path(), netCDF::NcFile::replace, netCDF::NcFile::nc4);
+      define(header);
+    });
+  }
+
+  void append(const DrawBlock& block) override {
+    require(nc_.has_value(), fmt::format("{}: append before begin", path()));
+    const std::size_t rows = block.rows();
+    require(block.chain < chains_, fmt::format("{}: chain {} of a run with {} chains", path(), block.chain, chains_));
+    require(block.dim == dim_, fmt::format("{}: a draw of {} values, the header said {}", path(), block.dim, dim_));
+    require(block.values.size() == rows * static_cast<std::size_t>(dim_),
+            fmt::format("{}: a block of {} draws has {} values, not {}", path(), rows, block.values.size(), rows * static_cast<std::size_t>(dim_)));
+    require(!has_lp_ || block.lp.size() == rows, fmt::format("{}: a block of {} draws has {} lp values", path(), rows, block.lp.size()));
+    const std::uint64_t offset = written_[block.chain];
+    if (offset + rows > expected_draws_)
+      throw Error(fmt::format("{}: chain {} would keep {} draws, more than the {} the run announced", path(), block.chain,
+                              offset + rows, expected_draws_));
+    if (rows == 0) return;
+    netcdf_detail::naming_file(path(), [&] {
+      put_draws(block, offset);
+      put_statistics(block, offset);
+      if (has_lp_) lp_.putVar({block.chain, offset}, {1, rows}, block.lp.data());
+    });
+    written_[block.chain] = offset + rows;
+  }
+
+  void finish(const json& record) override {
+    require(nc_.has_value(), fmt::format("{}: finish before begin", path()));
+    netcdf_detail::naming_file(path(), [&] {
+      put_chains(record);
+      put_run(record);
+      nc_->close();
+    });
+    nc_.reset();
+    file_.commit();
+  }
+
+  std::vector<std::string> files() const override { return {file_.path()}; }
+
+ private:
+  struct StatisticVar {
+    Statistic statistic;
+    netCDF::NcVar var;
+  };
+
+  const std::string& path() const { return file_.path(); }
+
+  void define(const RunHeader& header) {
+    const std::string created_at = netcdf_detail::utc_now_iso8601();
+    netCDF::NcGroup root = *nc_;
+    put_group_attributes(root, header, created_at);
+    // The whole config, so the file alone says how the run was made (docs/config.md).
+    root.putAtt("sgmcmc_config", header.config.dump());
+    const netCDF::NcDim root_chain = netcdf_detail::add_indexed_dim(root, "chain", chains_);
+    draws_kept_ = root.addVar("draws_kept", netCDF::ncInt64, root_chain);
+    chain_status_ = root.addVar("chain_status", netCDF::ncString, root_chain);
+    chain_error_ = root.addVar("chain_error", netCDF::ncString, root_chain);
+
+    netCDF::NcGroup posterior = root.addGroup("posterior");
+    put_group_attributes(posterior, header, created_at);
+    std::vector<netCDF::NcDim> dims = sample_dims(posterior);
+    std::vector<std::size_t> chunk{1, netcdf_detail::draws_per_chunk(static_cast<std::size_t>(dim_), expected_draws_)};
+    for (std::size_t k = 0; k < shape_.size(); ++k) {
+      const auto length = static_cast<std::size_t>(shape_[k]);
+      dims.push_back(netcdf_detail::add_indexed_dim(posterior, fmt::format("x_dim_{}", k), length));
+      chunk.push_back(std::max<std::size_t>(1, length));
+    }
+    x_ = posterior.addVar("x", netCDF::ncDouble, dims);
+    netcdf_detail::set_chunks(x_, chunk);
+    netcdf_detail::cache_a_chunk_per_chain(x_, chains_, chunk[1] * static_cast<std::size_t>(dim_) * sizeof(double));
+    x_.setFill(true, std::numeric_limits<double>::quiet_NaN());
+
+    netCDF::NcGroup stats = root.addGroup("sample_stats");
+    put_group_attributes(stats, header, created_at);
+    const std::vector<netCDF::NcDim> stat_dims = sample_dims(stats);
+    // A statistic's chunk: 4096 draws (32 KiB), so the default cache holds one for hundreds of chains.
+    const std::vector<std::size_t> stat_chunk{1, std::clamp<std::size_t>(static_cast<std::size_t>(expected_draws_), 1, 4096)};
+    if (has_lp_) lp_ = add_real(stats, "lp", stat_dims, stat_chunk);
+    for (Statistic s : header.statistics) {
+      const std::string name = netcdf_detail::arviz_name(s);
+      switch (netcdf_detail::storage_of(s)) {
+        case netcdf_detail::Storage::real: statistics_.push_back({s, add_real(stats, name, stat_dims, stat_chunk)}); break;
+        case netcdf_detail::Storage::flag: {
+          const netCDF::NcVar var = stats.addVar(name, netCDF::ncByte, stat_dims);
+          netcdf_detail::set_chunks(var, stat_chunk);
+          // As xarray writes a bool (no _FillValue: xarray would read a masked byte as a float and
+          // its NaN as true); `finish` writes false where a chain made no draw.
+          var.putAtt("dtype", "bool");
+          statistics_.push_back({s, var});
+          break;
+        }
+        case netcdf_detail::Storage::count: {
+          const netCDF::NcVar var = stats.addVar(name, netCDF::ncInt64, stat_dims);
+          netcdf_detail::set_chunks(var, stat_chunk);
+          var.setFill(true, netcdf_detail::missing_count);
+          statistics_.push_back({s, var});
+          break;
+        }
+      }
+    }
+  }
+
+  std::vector<netCDF::NcDim> sample_dims(netCDF::NcGroup& group) const {
+    return {netcdf_detail::add_indexed_dim(group, "chain", chains_),
+            netcdf_detail::add_indexed_dim(group, "draw", static_cast<std::size_t>(expected_draws_))};
+  }
+
+  static netCDF::NcVar add_real(netCDF::NcGroup& group, const std::string& name, const std::vector<netCDF::NcDim>& dims,
+                                const std::vector<std::size_t>& chunk) {
+    const netCDF::NcVar var = group.addVar(name, netCDF::ncDouble, dims);
+    netcdf_detail::set_chunks(var, chunk);
+    var.setFill(true, std::numeric_limits<double>::quiet_NaN());
+    return var;
+  }
+
+  static void put_group_attributes(netCDF::NcGroup& group, const RunHeader& header, const std::string& created_at) {
+    group.putAtt("created_at", created_at);
+    group.putAtt("inference_library", "sgmcmc");
+    group.putAtt("inference_library_version", header.library_version);
+    group.putAtt("sampler", header.sampler);
+  }
+
+  /// x[c, k, i, j] of a draw that arrives flattened column-major (element (i, j) at i + n j): netCDF
+  /// stores the last index fastest, so a matrix draw is transposed on the way; a vector goes as it is.
+  void put_draws(const DrawBlock& block, std::uint64_t offset) {
+    const std::size_t rows = block.rows();
+    std::vector<std::size_t> start{block.chain, offset}, count{1, rows};
+    for (Eigen::Index n : shape_) start.push_back(0), count.push_back(static_cast<std::size_t>(n));
+    if (shape_.size() == 1) {
+      x_.putVar(start, count, block.values.data());
+      return;
+    }
+    const auto n = static_cast<std::size_t>(shape_[0]), p = static_cast<std::size_t>(shape_[1]);
+    const auto d = static_cast<std::size_t>(dim_);
+    reals_.resize(rows * d);
+    for (std::size_t r = 0; r < rows; ++r)
+      for (std::size_t j = 0; j < p; ++j)
+        for (std::size_t i = 0; i < n; ++i) reals_[r * d + i * p + j] = block.values[r * d + i + n * j];
+    x_.putVar(start, count, reals_.data());
+  }
+
+  void put_statistics(const DrawBlock& block, std::uint64_t offset) {
+    const std::size_t rows = block.rows();
+    const std::vector<std::size_t> start{block.chain, offset}, count{1, rows};
+    for (const StatisticVar& s : statistics_) {
+      switch (netcdf_detail::storage_of(s.statistic)) {
+        case netcdf_detail::Storage::real:
+          reals_.resize(rows);
+          for (std::size_t r = 0; r < rows; ++r) reals_[r] = block.stats[r].get(s.statistic);
+          s.var.putVar(start, count, reals_.data());
+          break;
+        case netcdf_detail::Storage::flag:
+          flags_.resize(rows);
+          for (std::size_t r = 0; r < rows; ++r) flags_[r] = block.stats[r].divergent ? 1 : 0;
+          s.var.putVar(start, count, flags_.data());
+          break;
+        case netcdf_detail::Storage::count:
+          counts_.resize(rows);
+          for (std::size_t r = 0; r < rows; ++r)
+            counts_[r] = static_cast<long long>(s.statistic == Statistic::gradient_evals ? block.stats[r].gradient_evals : block.stats[r].reflections);
+          s.var.putVar(start, count, counts_.data());
+          break;
+      }
+    }
+  }
+
+  /// Per chain: the draws it kept (checked against the record's count), its status and error; and
+  /// false in a flag where the chain made no draw.
+  void put_chains(const json& record) {
+    const json* chains = record.contains("chains") && record["chains"].is_array() ? &record["chains"] : nullptr;
+    for (std::size_t c = 0; c < chains_; ++c) {
+      const json* chain = chains && c < chains->size() ? &(*chains)[c] : nullptr;
+      if (chain && chain->contains("draws") && (*chain)["draws"].is_number_unsigned() &&
+          (*chain)["draws"].get<std::uint64_t>() != written_[c])
+        throw Error(fmt::format("{}: chain {}: the record says {} draws, {} were written", path(), c,
+                                (*chain)["draws"].get<std::uint64_t>(), written_[c]));
+      const std::vector<std::size_t> at{c};
+      draws_kept_.putVar(at, static_cast<long long>(written_[c]));
+      chain_status_.putVar(at, string_field(chain, "status", "ok"));
+      chain_error_.putVar(at, string_field(chain, "error", ""));
+      const std::size_t missing = static_cast<std::size_t>(expected_draws_ - written_[c]);
+      if (missing == 0) continue;
+      flags_.assign(missing, 0);
+      for (const StatisticVar& s : statistics_)
+        if (netcdf_detail::storage_of(s.statistic) == netcdf_detail::Storage::flag)
+          s.var.putVar({c, static_cast<std::size_t>(written_[c])}, {1, missing}, flags_.data());
+    }
+  }
+
+  /// The run's status and its sampling time (every phase's, summed: a resumed run has several).
+  void put_run(const json& record) {
+    netCDF::NcGroup root = *nc_;
+    if (record.contains("status") && record["status"].is_string()) root.putAtt("status", record["status"].get<std::string>());
+    const json* phases = record.contains("timings") && record["timings"].is_object() && record["timings"].contains("phases")
+                             ? &record["timings"]["phases"]
+                             : nullptr;
+    if (!phases || !phases->is_array()) return;
+    double seconds = 0;
+    bool any = false;
+    for (const json& phase : *phases)
+      if (phase.is_object() && phase.contains("sampling_seconds") && phase["sampling_seconds"].is_number())
+        seconds += phase["sampling_seconds"].get<double>(), any = true;
+    if (any) root.putAtt("sampling_seconds", netCDF::ncDouble, seconds);
+  }
+
+  static std::string string_field(const json* object, const char* name, const char* otherwise) {
+    if (object && object->is_object() && object->contains(name) && (*object)[name].is_string()) return (*object)[name].get<std::string>();
+    return otherwise;
+  }
+
+  // file_ before nc_: members are destroyed in reverse, so an abandoned NcFile is closed before the
+  // AtomicFile removes its temporary.
+  AtomicFile file_;
+  std::optional<netCDF::NcFile> nc_;
+  std::vector<Eigen::Index> shape_;
+  Eigen::Index dim_ = 0;
+  std::size_t chains_ = 0;
+  std::uint64_t expected_draws_ = 0;
+  bool has_lp_ = false;
+  netCDF::NcVar x_, lp_, draws_kept_, chain_status_, chain_error_;
+  std::vector<StatisticVar> statistics_;
+  std::vector<std::uint64_t> written_;  ///< draws written per chain: the next block's offset
+  // Scratch for one block's values in netCDF's order (never the run's).
+  std::vector<double> reals_;
+  std::vector<signed char> flags_;
+  std::vector<long long> counts_;
+};
+
+/// One chain read back from a NetCDF run.
+struct InferenceChain {
+  Eigen::MatrixXd draws;                        ///< draws × dim, a row flattened column-major; NaN where no draw was made
+  std::map<std::string, Eigen::VectorXd> stats;  ///< sample_stats by their names in the file (diverging 0/1), NaN where no draw was made
+  std::uint64_t draws_kept = 0;
+  std::string status, error;
+};
+
+/// A NetCDF run read back (for tests and conversion).
+struct InferenceDraws {
+  std::vector<Eigen::Index> shape;  ///< a draw's shape, {d} or {n, p}
+  std::vector<InferenceChain> chains;
+  json config;  ///< the resolved config (null when the file has none)
+  std::string sampler, library_version, created_at, status;
+};
+
+namespace netcdf_detail {
+
+inline netCDF::NcGroup required_group(const netCDF::NcGroup& parent, const std::string& name, const std::string& path) {
+  const netCDF::NcGroup group = parent.getGroup(name);
+  if (group.isNull()) throw Error(fmt::format("{}: no group '{}' (not an sgmcmc NetCDF run)", path, name));
+  return group;
+}
+
+inline netCDF::NcVar required_var(const netCDF::NcGroup& group, const std::string& name, const std::string& path) {
+  const netCDF::NcVar var = group.getVar(name);
+  if (var.isNull()) throw Error(fmt::format("{}: no variable '{}' in group '{}'", path, name, group.getName()));
+  return var;
+}
+
+/// A (chain, draw) variable's row for one chain as doubles, its fill value (a count's -1) as NaN.
+inline Eigen::VectorXd read_statistic(const netCDF::NcVar& var, std::size_t chain, std::size_t draws) {
+  Eigen::VectorXd values(static_cast<Eigen::Index>(draws));
+  if (draws > 0) var.getVar({chain, 0}, {1, draws}, values.data());
+  const netCDF::NcVarAtt fill = var.getAtts().count("_FillValue") ? var.getAtt("_FillValue") : netCDF::NcVarAtt();
+  if (!fill.isNull()) {
+    double missing = 0;
+    fill.getValues(&missing);
+    if (!std::isnan(missing))
+      for (double& v : values)
+        if (v == missing) v = std::numeric_limits<double>::quiet_NaN();
+  }
+  return values;
+}
+
+/// An NC_STRING (chain) variable's entries.
+inline std::vector<std::string> read_strings(const netCDF::NcVar& var, std::size_t n) {
+  std::vector<char*> raw(n, nullptr);
+  if (n > 0) var.getVar({0}, {n}, raw.data());
+  std::vector<std::string> out;
+  for (char* s : raw) out.emplace_back(s ? s : "");
+  if (n > 0) nc_free_string(n, raw.data());
+  return out;
+}
+
+}  // namespace netcdf_detail
+
+/// Reads a NetCDF run written by NetcdfWriter: per chain its draws (all `draw` rows; NaN beyond the
+/// chain's draws_kept) and sample_stats. Throws sgmcmc::Error naming the file when it cannot be read or
+/// lacks a group or variable the writer makes.
+inline InferenceDraws read_netcdf(const std::string& path) {
+  using namespace netcdf_detail;
+  return naming_file(path, [&] {
+    netCDF::NcFile file(path, netCDF::NcFile::read);
+    InferenceDraws out;
+    const netCDF::NcGroup posterior = required_group(file, "posterior", path);
+    const netCDF::NcGroup sample_stats = required_group(file, "sample_stats", path);
+    const netCDF::NcVar x = required_var(posterior, "x", path);
+    const std::vector<netCDF::NcDim> dims = x.getDims();
+    if (dims.size() != 3 && dims.size() != 4)
+      throw Error(fmt::format("{}: posterior/x has {} dimensions, expected chain, draw and one or two more", path, dims.size()));
+    const std::size_t chains = dims[0].getSize(), draws = dims[1].getSize();
+    for (std::size_t k = 2; k < dims.size(); ++k) out.shape.push_back(static_cast<Eigen::Index>(dims[k].getSize()));
+    const std::size_t n = static_cast<std::size_t>(out.shape[0]);
+    const std::size_t p = out.shape.size() == 2 ? static_cast<std::size_t>(out.shape[1]) : 1;
+    const std::size_t d = n * p;
+
+    const netCDF::NcVar kept = required_var(file, "draws_kept", path);
+    const std::vector<std::string> status = read_strings(required_var(file, "chain_status", path), chains);
+    const std::vector<std::string> error = read_strings(required_var(file, "chain_error", path), chains);
+    std::vector<std::string> stat_names;
+    for (const auto& [name, var] : sample_stats.getVars())
+      if (name != "chain" && name != "draw") stat_names.push_back(name);
+
+    std::vector<double> c_order(draws * d);
+    std::vector<std::size_t> start{0, 0}, count{1, draws};
+    for (std::size_t k = 2; k < dims.size(); ++k) start.push_back(0), count.push_back(dims[k].getSize());
+    for (std::size_t c = 0; c < chains; ++c) {
+      InferenceChain chain;
+      start[0] = c;
+      if (draws > 0 && d > 0) x.getVar(start, count, c_order.data());
+      // netCDF's x[c, k, i, j] back to a row flattened column-major: (i, j) at i + n j.
+      chain.draws.resize(static_cast<Eigen::Index>(draws), static_cast<Eigen::Index>(d));
+      for (std::size_t k = 0; k < draws; ++k)
+        for (std::size_t i = 0; i < n; ++i)
+          for (std::size_t j = 0; j < p; ++j)
+            chain.draws(static_cast<Eigen::Index>(k), static_cast<Eigen::Index>(i + n * j)) = c_order[k * d + i * p + j];
+      for (const std::string& name : stat_names) chain.stats[name] = read_statistic(required_var(sample_stats, name, path), c, draws);
+      long long count_kept = 0;
+      kept.getVar({c}, &count_kept);
+      chain.draws_kept = count_kept > 0 ? static_cast<std::uint64_t>(count_kept) : 0;
+      chain.status = status[c];
+      chain.error = error[c];
+      out.chains.push_back(std::move(chain));
+    }
+    const std::string config = text_attribute(file, "sgmcmc_config");
+    if (!config.empty()) out.config = json::parse(config, nullptr, /*allow_exceptions=*/false);
+    out.sampler = text_attribute(file, "sampler");
+    out.library_version = text_attribute(file, "inference_library_version");
+    out.created_at = text_attribute(file, "created_at");
+    out.status = text_attribute(file, "status");
+    return out;
+  });
+}
+
+}  // namespace sgmcmc::run::output
