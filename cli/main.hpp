@@ -3,8 +3,9 @@
 // is the whole `sgmcmc` tool (apps/sgmcmc.cpp calls it with the shipped registry). A user's own tool
 // is the same function with their own manifolds, targets and samplers registered — see
 // examples/custom_cli/. This is the top layer (apps): nothing in the library includes it.
-//   PROG run [CONFIG] [-o RUN]        (no CONFIG: the default config given, e.g. the embedded demo)
-//   PROG resume RUN --steps K -o RUN2
+//   PROG run [CONFIG] [-o RUN] [--format json,csv,netcdf]   (no CONFIG: the default config given, e.g. the embedded demo)
+//   PROG resume RUN --steps K -o RUN2 [--format ...]
+//   PROG convert RUN --format csv,netcdf,json -o OUT
 //   PROG summary RUN [--json]
 //   PROG list                          the registered manifolds, targets and samplers
 // Exit codes: 0 ok; 1 bad input (config, record, file); 2 bad command line; 3 a chain stopped with an
@@ -23,6 +24,9 @@
 #include <sgmcmc/modules/diagnostics/summary.hpp>
 #include <sgmcmc/modules/diagnostics/warnings.hpp>
 #include <sgmcmc/run/json_file.hpp>
+#include <sgmcmc/run/output/json_record.hpp>
+#include <sgmcmc/run/output/netcdf.hpp>
+#include <sgmcmc/run/output/stan_csv.hpp>
 #include <sgmcmc/run/runner.hpp>
 #include <sgmcmc/version.hpp>
 
@@ -40,17 +44,44 @@ struct Program {
 
 namespace detail {
 
-inline void print_summary(const json& record, std::ostream& os, bool as_json) {
-  run::validate_record(record);
-  std::vector<Eigen::MatrixXd> chains;
-  for (const auto& ch : record["chains"]) {
-    const auto& s = ch["samples"];
-    if (s.empty()) continue;
-    Eigen::MatrixXd m(static_cast<Eigen::Index>(s.size()), static_cast<Eigen::Index>(s[0].size()));
-    for (std::size_t i = 0; i < s.size(); ++i)
-      for (std::size_t k = 0; k < s[i].size(); ++k) m(static_cast<Eigen::Index>(i), static_cast<Eigen::Index>(k)) = s[i][k].get<double>();
-    chains.push_back(std::move(m));
+/// Each chain's draws kept in memory as plain doubles, for the summary a run prints (no JSON tree).
+class DrawsForSummary final : public run::output::Writer {
+ public:
+  void begin(const run::output::RunHeader& h) override {
+    dim_ = h.dim();
+    rows_.assign(h.chains, {});
   }
+  void append(const run::output::DrawBlock& b) override {
+    rows_[b.chain].insert(rows_[b.chain].end(), b.values.begin(), b.values.end());
+  }
+  void finish(const json&) override {}
+  std::vector<std::string> files() const override { return {}; }
+  void add(std::size_t chain, std::span<const double> row) {
+    if (chain >= rows_.size()) rows_.resize(chain + 1);
+    if (dim_ == 0) dim_ = static_cast<Eigen::Index>(row.size());
+    if (static_cast<Eigen::Index>(row.size()) != dim_)
+      throw Error(fmt::format("/chains/{}/samples: expected {} numbers in every draw, got {}", chain, dim_, row.size()));
+    rows_[chain].insert(rows_[chain].end(), row.begin(), row.end());
+  }
+  /// The chains that kept draws, each a draws × coordinates matrix (the row buffers are released).
+  std::vector<Eigen::MatrixXd> take_matrices() {
+    std::vector<Eigen::MatrixXd> out;
+    for (auto& r : rows_) {
+      if (r.empty() || dim_ == 0) continue;
+      using RowMajor = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+      out.emplace_back(Eigen::Map<const RowMajor>(r.data(), static_cast<Eigen::Index>(r.size()) / dim_, dim_));
+      std::vector<double>().swap(r);
+    }
+    return out;
+  }
+
+ private:
+  Eigen::Index dim_ = 0;
+  std::vector<std::vector<double>> rows_;
+};
+
+/// Prints the summary of a run: `record` without its draws (run/runner.hpp), `chains` its draws.
+inline void print_summary(const json& record, const std::vector<Eigen::MatrixXd>& chains, std::ostream& os, bool as_json) {
   if (chains.empty()) throw Error("/chains: the run kept no draws (steps <= burn_in?)");
   const auto sums = diagnostics::summarize_columns(chains);
   // Stan's warnings, and a chain that stopped (its draws end early; its last state is not a draw).
@@ -88,18 +119,56 @@ inline void print_summary(const json& record, std::ostream& os, bool as_json) {
   for (const auto& w : warnings) os << "warning: " << w << '\n';
 }
 
-inline int finish_run(const std::string& program, const json& record, const std::string& out_path, bool quiet) {
-  if (!out_path.empty()) run::write_json_file(record, out_path);
+/// `summary RUN`: reads the record's draws as doubles, never as a JSON tree.
+inline void print_summary_of_file(const std::string& path, std::ostream& os, bool as_json) {
+  DrawsForSummary draws;
+  const json record = run::output::read_record(path, [&](const run::output::RecordDraw& d) { draws.add(d.chain, d.values); });
+  try {
+    run::validate_record(record);
+  } catch (const Error& e) {
+    throw Error(fmt::format("{}: {}", path, e.what()));
+  }
+  print_summary(record, draws.take_matrices(), os, as_json);
+}
+
+/// The writers of `--format` for output path `out` (JSON: `out` itself; Stan CSV: BASE_1.csv, ...;
+/// NetCDF: BASE.nc, where BASE is `out` without a ".json" ending).
+inline std::vector<std::unique_ptr<run::output::Writer>> writers_for(const std::string& out, const std::vector<std::string>& formats) {
+  std::vector<std::unique_ptr<run::output::Writer>> writers;
+  if (out.empty()) return writers;
+  const std::string base = out.ends_with(".json") ? out.substr(0, out.size() - 5) : out;
+  for (const auto& f : formats) {
+    if (f == "json") writers.push_back(std::make_unique<run::output::JsonRecordWriter>(out));
+    else if (f == "csv") writers.push_back(std::make_unique<run::output::StanCsvWriter>(base));
+    else if (f == "netcdf") writers.push_back(std::make_unique<run::output::NetcdfWriter>(base + ".nc"));
+  }
+  return writers;
+}
+
+/// Runs `work(writers)` with the files' writers plus, unless quiet, the summary's; then prints the
+/// summary and what was written, and returns the exit code.
+template <class Work>
+int run_and_report(const std::string& program, const std::string& out, const std::vector<std::string>& formats, bool quiet, Work&& work) {
+  auto files = writers_for(out, formats);
+  DrawsForSummary summary_draws;
+  std::vector<run::output::Writer*> writers;
+  for (auto& w : files) writers.push_back(w.get());
+  if (!quiet) writers.push_back(&summary_draws);
+  const json record = work(std::span<run::output::Writer* const>(writers));
   // A run may keep no draws on purpose (steps <= burn_in: a warm-up to resume from); then there is
   // nothing to summarise, and the exit code says only whether every chain ran (a divergence during the
   // burn-in is still exit 3, reported below).
-  bool any_draws = false;
-  for (const auto& ch : record["chains"]) any_draws = any_draws || !ch["samples"].empty();
-  if (!quiet && any_draws) print_summary(record, std::cout, false);
-  if (!quiet && !any_draws) std::cout << "no draws kept (steps <= burn_in?): the record holds each chain's state, to resume from\n";
-  double sampling = 0;
-  for (const auto& p : record["timings"]["phases"]) sampling += p["sampling_seconds"].get<double>();
-  if (!quiet) std::cout << fmt::format("sampling time {:.3f} s{}\n", sampling, out_path.empty() ? "" : ", record written to " + out_path);
+  if (!quiet) {
+    auto chains = summary_draws.take_matrices();
+    if (!chains.empty()) print_summary(record, chains, std::cout, false);
+    else std::cout << "no draws kept (steps <= burn_in?): the record holds each chain's state, to resume from\n";
+    double sampling = 0;
+    for (const auto& p : record["timings"]["phases"]) sampling += p["sampling_seconds"].get<double>();
+    std::string written;
+    for (const auto& w : files)
+      for (const auto& f : w->files()) written += (written.empty() ? "" : ", ") + f;
+    std::cout << fmt::format("sampling time {:.3f} s{}\n", sampling, written.empty() ? "" : ", written: " + written);
+  }
   if (record["status"] != "ok") {
     for (const auto& ch : record["chains"])
       if (ch["status"] != "ok") std::cerr << program << ": " << ch["error"].get<std::string>() << '\n';
@@ -139,6 +208,13 @@ inline int main(int argc, const char* const* argv, const run::Registry& registry
   run->add_option("--threads", opt.threads, "threads for the chains (default: one per core)");
   run->add_flag("--print-default-config", print_default, "print the default config and exit");
   run->add_flag("-q,--quiet", quiet, "print nothing but errors");
+  std::vector<std::string> formats{"json"};
+  const auto add_format = [&](CLI::App* sub) {
+    sub->add_option("--format", formats, "output formats, one or several of json, csv, netcdf (default json; see docs/run-format.md)")
+        ->delimiter(',')
+        ->check(CLI::IsMember({"json", "csv", "netcdf"}));
+  };
+  add_format(run);
 
   auto* resume = app.add_subcommand("resume", "Continue a run record for more steps, exactly as if it had never stopped");
   std::string record_path, resume_out;
@@ -148,6 +224,13 @@ inline int main(int argc, const char* const* argv, const run::Registry& registry
   auto* resume_output = resume->add_option("-o,--output", resume_out, "where to write the continued record")->required();
   resume->add_option("--threads", opt.threads, "threads for the chains (default: one per core)");
   resume->add_flag("-q,--quiet", quiet, "print nothing but errors");
+  add_format(resume);
+
+  auto* convert = app.add_subcommand("convert", "Write a JSON run record in other formats (Stan CSV, NetCDF) or as a version-2 record");
+  std::string convert_in, convert_out;
+  convert->add_option("RUN", convert_in, "run record to convert")->required();
+  auto* convert_output = convert->add_option("-o,--output", convert_out, "output path (BASE.json, BASE_<chain>.csv, BASE.nc)")->required();
+  convert->add_option("--format", formats, "one or several of json, csv, netcdf")->delimiter(',')->check(CLI::IsMember({"json", "csv", "netcdf"}))->required();
 
   auto* summary = app.add_subcommand("summary", "Per-coordinate mean, sd, quantiles, bulk/tail ESS and split-R̂ of a run");
   std::string summary_path;
@@ -162,11 +245,15 @@ inline int main(int argc, const char* const* argv, const run::Registry& registry
   } catch (const CLI::ParseError& e) {
     return app.exit(e) == 0 ? 0 : 2;
   }
-  for (auto* o : {run_output, resume_output})
+  for (auto* o : {run_output, resume_output, convert_output})
     if (o->count() > 0 && o->as<std::string>().empty()) {
       std::cerr << fmt::format("{}: error: -o: the output file name is empty\n", program.name);
       return 2;
     }
+  if (*run && out_path.empty() && formats != std::vector<std::string>{"json"}) {
+    std::cerr << fmt::format("{}: error: --format needs -o (the path the outputs are named after)\n", program.name);
+    return 2;
+  }
   try {
     if (*run) {
       if (print_default) {
@@ -183,16 +270,33 @@ inline int main(int argc, const char* const* argv, const run::Registry& registry
         std::cout << fmt::format("no CONFIG given: running {} ({} run --print-default-config)\n", program.default_config_note, program.name);
       if (quiet) opt.progress = false;
       if (!out_path.empty()) run::check_writable(out_path);  // before sampling, not after it
-      return detail::finish_run(program.name, run::run(config, opt, registry), out_path, quiet);
+      return detail::run_and_report(program.name, out_path, formats, quiet, [&](std::span<run::output::Writer* const> writers) {
+        return run::run(config, opt, registry, writers);
+      });
     }
     if (*resume) {
       if (quiet) opt.progress = false;
-      const json record = run::read_json_file(record_path);
       run::check_writable(resume_out);
-      return detail::finish_run(program.name, run::resume(record, more_steps, opt, registry), resume_out, quiet);
+      return detail::run_and_report(program.name, resume_out, formats, quiet, [&](std::span<run::output::Writer* const> writers) {
+        return run::resume_file(record_path, more_steps, opt, registry, writers);
+      });
+    }
+    if (*convert) {
+      run::check_writable(convert_out);
+      auto files = detail::writers_for(convert_out, formats);
+      std::vector<run::output::Writer*> writers;
+      for (auto& w : files) writers.push_back(w.get());
+      run::convert(convert_in, registry, writers);
+      if (!quiet) {
+        std::string written;
+        for (const auto& w : files)
+          for (const auto& f : w->files()) written += (written.empty() ? "" : ", ") + f;
+        std::cout << "written: " << written << '\n';
+      }
+      return 0;
     }
     if (*summary) {
-      detail::print_summary(run::read_json_file(summary_path), std::cout, summary_json);
+      detail::print_summary_of_file(summary_path, std::cout, summary_json);
       return 0;
     }
     if (*list) {

@@ -59,6 +59,19 @@ struct StepInfo {
     }
     return std::numeric_limits<double>::quiet_NaN();
   }
+  /// Sets one statistic from a double (a record read back).
+  constexpr void set(Statistic s, double v) {
+    switch (s) {
+      case Statistic::acceptance: acceptance = v; break;
+      case Statistic::divergent: divergent = v != 0.0; break;
+      case Statistic::energy: energy = v; break;
+      case Statistic::kinetic_energy: kinetic_energy = v; break;
+      case Statistic::thermostat: thermostat = v; break;
+      case Statistic::step_size: step_size = v; break;
+      case Statistic::gradient_evals: gradient_evals = v >= 0 && v < 1.8e19 ? static_cast<std::uint64_t>(v) : 0; break;
+      case Statistic::reflections: reflections = v >= 0 && v < 1.8e19 ? static_cast<std::uint64_t>(v) : 0; break;
+    }
+  }
 };
 
 /// Every statistic, in the order writers list them.

@@ -51,7 +51,11 @@ inline random::StreamState stream_from_json(const json& j, const std::string& pa
 class AnyChain {
  public:
   virtual ~AnyChain() = default;
+  /// Runs n more steps, appending kept draws to `out` (and lp = −U(x) of each to `out.lp` when
+  /// `out.with_lp`); `progress`, if given, counts the steps done.
   virtual ChainStatus advance(std::uint64_t n, const Retention& keep, Draws& out, std::atomic<std::uint64_t>* progress) = 0;
+  /// The statistics the sampler reports with each draw.
+  virtual Statistics statistics() const = 0;
   /// Everything needed to continue: sampler state, random stream, steps done.
   virtual json state() const = 0;
   virtual void restore(const json& state, const std::string& path) = 0;
@@ -69,8 +73,16 @@ class ChainModel final : public AnyChain {
   explicit ChainModel(Chain<S, AnyTarget> chain) : chain_(std::move(chain)) {}
 
   ChainStatus advance(std::uint64_t n, const Retention& keep, Draws& out, std::atomic<std::uint64_t>* progress) override {
-    return chain_.advance(n, keep, out, progress);
+    if (!out.with_lp || n == 0) return chain_.advance(n, keep, out, progress);
+    if (out.dim == 0) out.dim = chain_.position().size();
+    // lp at kept draws only: the exact value may cost a pass over the data.
+    auto log_density = [&](const StepEvent& e) {
+      if (e.kept) out.lp.push_back(-chain_.potential.value(e.position));
+      return Control::proceed;
+    };
+    return chain_.run(keep, StopAfter{n}, KeepDraws{out}, log_density, Progress(progress));
   }
+  Statistics statistics() const override { return S::statistics; }
   json state() const override {
     const ChainTotals& t = chain_.totals;
     json j = {{"sampler", StateJson<typename S::State>::write(chain_.state)}, {"rng", stream_json(chain_.rng.state())},

@@ -139,11 +139,18 @@ class Progress {
 };
 
 /// Kept draws of one chain, row after row (each row one point's embedded coordinates), with the step's
-/// statistics at each kept draw.
+/// statistics at each kept draw, and lp = −U(x) at each when `with_lp` (filled by the run layer).
 struct Draws {
   Eigen::Index dim = 0;
   std::vector<double> values;
   std::vector<StepInfo> stats;
+  bool with_lp = false;
+  std::vector<double> lp;
+  void clear() {
+    values.clear();
+    stats.clear();
+    lp.clear();
+  }
   std::size_t count() const { return dim == 0 ? 0 : values.size() / static_cast<std::size_t>(dim); }
   Eigen::Map<const Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>> matrix() const {
     return {values.data(), static_cast<Eigen::Index>(count()), dim};

@@ -22,6 +22,7 @@ struct RunConfig {
   std::uint64_t thin = 1;
   std::uint64_t chains = 1;
   std::uint64_t seed = 0;
+  bool log_density = false;           ///< record lp = −U(x) with each kept draw (the target's exact value)
   std::vector<Eigen::VectorXd> init;  ///< empty: a random point per chain; else one per chain
   json resolved;                      ///< the config with every default filled in
 };
@@ -72,6 +73,9 @@ inline RunConfig parse_config(const json& j, const Registry& registry) {
   c.chains = f.count("chains", 1, 1);
   if (c.chains > 4096) fail("/chains", fmt::format("expected at most 4096 chains, got {}", c.chains));
   c.seed = f.count("seed", 0, 0);
+  c.log_density = f.boolean("log_density", false);
+  if (c.log_density && !c.target.target.has_value())
+    fail(f.at("log_density"), fmt::format("target '{}' has no exact log density to record", c.target.kind));
   if (const json* init = f.find("init")) {
     auto check_point = [&](const json& p, const std::string& path) {
       Eigen::VectorXd x = as_vector(p, path, dim);
@@ -91,6 +95,7 @@ inline RunConfig parse_config(const json& j, const Registry& registry) {
   f.finish();
   c.resolved = {{"sampler", c.sampler.resolved}, {"manifold", c.manifold.resolved}, {"target", c.target.resolved},
                 {"steps", c.steps}, {"burn_in", c.burn_in}, {"thin", c.thin}, {"chains", c.chains}, {"seed", c.seed}};
+  if (c.log_density) c.resolved["log_density"] = true;
   if (f.find("init")) c.resolved["init"] = j.at("init");
   return c;
 }

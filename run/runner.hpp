@@ -1,13 +1,19 @@
 #pragma once
-// Runs a config's chains on threads and records the run as JSON (DESIGN.md §5); resumes a record.
+// Runs a config's chains on threads, streaming their draws to writers (run/output/: the JSON record,
+// Stan CSV, NetCDF); resumes a record; converts one to other formats.
 //
-// Record schema "sgmcmc.run", version 1 (docs/run-format.md):
+// Record schema "sgmcmc.run", version 2 (docs/run-format.md):
 //   {schema, schema_version, library{name, version}, config (every default filled in), status,
-//    steps_done, timings{phases[{phase, steps, setup_seconds, sampling_seconds}]},
-//    chains[{id, stream, status, error?, samples[[...]], diagnostics{...}, state{...}}]}
+//    timings{phases[{phase, steps, setup_seconds, sampling_seconds}]},
+//    chains[{id, stream, status, error?, draws, diagnostics{...}, state{...},
+//            sample_stats{name: [...]}, samples[[...]]}]}
+// Version 1 (no draws, no sample_stats) is still read.
 #include <atomic>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
+#include <limits>
+#include <span>
 #include <string>
 #include <thread>
 #include <vector>
@@ -18,12 +24,14 @@
 #include <sgmcmc/run/builtin.hpp>
 #include <sgmcmc/run/config.hpp>
 #include <sgmcmc/run/make_chain.hpp>
+#include <sgmcmc/run/output/json_record.hpp>
+#include <sgmcmc/run/output/writer.hpp>
 #include <sgmcmc/version.hpp>
 
 namespace sgmcmc::run {
 
 inline constexpr const char* schema_name = "sgmcmc.run";
-inline constexpr int schema_version = 1;
+inline constexpr int schema_version = 2;
 
 /// The registry of the shipped entries, built once.
 inline const Registry& shipped_registry() {
@@ -68,75 +76,171 @@ class ProgressBar {
   std::jthread thread_;
 };
 
-inline json draws_json(const Draws& d) {
-  json rows = json::array();
-  const auto m = d.matrix();
-  for (Eigen::Index i = 0; i < m.rows(); ++i) rows.push_back(std::vector<double>(m.row(i).begin(), m.row(i).end()));
-  return rows;
+// Advances every chain `steps` steps on the pool's threads; chain i's result does not depend on which
+// thread runs it. A chain that has stopped with an error is not advanced again.
+inline void advance_all(parallel::WorkerPool& pool, std::vector<std::unique_ptr<AnyChain>>& chains, std::vector<Draws>& draws,
+                        std::vector<ChainStatus>& status, std::uint64_t steps, const Retention& keep,
+                        std::atomic<std::uint64_t>& done) {
+  // The library's one thread pool (modules/parallel/worker_pool.hpp): chain i is advanced by whichever
+  // worker takes index i, and its result depends on i alone.
+  auto work = [&](std::size_t i, unsigned /*worker*/) {
+    if (!status[i].ok()) return;
+    try {
+      status[i] = chains[i]->advance(steps, keep, draws[i], &done);
+    } catch (const std::exception& e) {
+      status[i].error = e.what();
+    }
+  };
+  pool.for_each(chains.size(), work);
 }
 
-// Advances every chain `steps` steps on up to `threads` threads; chain i's result does not depend on
-// which thread runs it.
-inline std::vector<ChainStatus> advance_all(std::vector<std::unique_ptr<AnyChain>>& chains, std::vector<Draws>& draws,
-                                            std::uint64_t steps, const Retention& keep, const Options& opt) {
+/// Draws kept by the end of global step t.
+inline std::uint64_t kept_by(std::uint64_t t, const Retention& keep) {
+  return t > keep.burn_in ? (t - keep.burn_in) / keep.thin : 0;
+}
+
+/// The global step at which a chain that has kept k draws keeps `more` more (saturating).
+inline std::uint64_t step_keeping(std::uint64_t k, std::uint64_t more, const Retention& keep) {
+  std::uint64_t steps = 0, total = 0;
+  if (__builtin_add_overflow(k, more, &total) || __builtin_mul_overflow(total, keep.thin, &steps) ||
+      __builtin_add_overflow(steps, keep.burn_in, &steps))
+    return std::numeric_limits<std::uint64_t>::max();
+  return steps;
+}
+
+/// What every writer needs before the first draw, for chains built from `c`.
+inline output::RunHeader header_of(const RunConfig& c, const AnyChain& chain, std::uint64_t total_steps) {
+  output::RunHeader h;
+  h.config = c.resolved;
+  h.sampler = c.resolved["sampler"]["name"].get<std::string>();
+  h.chains = c.chains;
+  if (c.manifold.rows > 0 && c.manifold.cols > 0) h.shape = {c.manifold.rows, c.manifold.cols};
+  else h.shape = {chain.position().size()};
+  for (Statistic s : all_statistics)
+    if (chain.statistics().has(s)) h.statistics.push_back(s);
+  h.has_lp = c.log_density;
+  h.expected_draws = kept_by(total_steps, Retention{c.burn_in, c.thin});
+  h.library_version = sgmcmc::version;
+  return h;
+}
+
+/// Runs chains from their current step for `steps` more steps in rounds, handing each round's draws to
+/// the writers (chains in order), so memory holds at most a round of draws. Returns each chain's status.
+inline std::vector<ChainStatus> advance_streaming(std::vector<std::unique_ptr<AnyChain>>& chains, const RunConfig& c,
+                                                  std::uint64_t steps, const Options& opt, const output::RunHeader& header,
+                                                  std::span<output::Writer* const> writers, std::vector<std::uint64_t>& kept) {
+  const Retention keep{c.burn_in, c.thin};
   std::vector<ChainStatus> status(chains.size());
-  std::atomic<std::uint64_t> done{0};
+  std::vector<Draws> draws(chains.size());
+  for (auto& d : draws) d.with_lp = c.log_density;
   unsigned threads = opt.threads ? opt.threads : std::max(1u, std::thread::hardware_concurrency());
   threads = static_cast<unsigned>(std::min<std::size_t>(threads, chains.size()));
-  {
-    ProgressBar bar(opt.progress, steps * chains.size(), done);
-    // The library's one thread pool (modules/parallel/worker_pool.hpp): chain i is advanced by whichever
-    // worker takes index i, and its result depends on i alone.
-    auto work = [&](std::size_t i, unsigned /*worker*/) {
-      try {
-        status[i] = chains[i]->advance(steps, keep, draws[i], &done);
-      } catch (const std::exception& e) {
-        status[i].error = e.what();
-      }
-    };
-    parallel::WorkerPool pool(threads);
-    pool.for_each(chains.size(), work);
+  parallel::WorkerPool pool(threads);
+  std::atomic<std::uint64_t> done{0};
+  ProgressBar bar(opt.progress, steps * chains.size(), done);
+  // A round keeps about 4 MiB of draws per chain.
+  const std::size_t width = static_cast<std::size_t>(header.dim()) + header.statistics.size() + 1;
+  const std::uint64_t rows_per_round = std::max<std::uint64_t>(1, (std::uint64_t{1} << 22) / (8 * width));
+  const std::uint64_t start = chains.empty() ? 0 : chains[0]->steps_done(), end = start + steps;
+  for (std::uint64_t t = start; t < end;) {
+    const std::uint64_t next = std::min(end, std::max(t + 1, step_keeping(kept_by(t, keep), rows_per_round, keep)));
+    advance_all(pool, chains, draws, status, next - t, keep, done);
+    for (std::size_t i = 0; i < chains.size(); ++i) {
+      if (draws[i].stats.empty()) continue;
+      const output::DrawBlock block{i, header.dim(), draws[i].values, draws[i].stats, draws[i].lp};
+      for (output::Writer* w : writers) w->append(block);
+      kept[i] += draws[i].stats.size();
+      draws[i].clear();
+    }
+    t = next;
   }
   return status;
 }
 
-}  // namespace detail
-
-/// Runs a config from scratch and returns the run record.
-inline json run(const json& config, const Options& opt = {}, const Registry& registry = shipped_registry()) {
-  const auto t0 = detail::Clock::now();
-  const RunConfig c = parse_config(config, registry);
-  std::vector<std::unique_ptr<AnyChain>> chains;
-  for (std::uint64_t i = 0; i < c.chains; ++i) chains.push_back(make_chain(c, static_cast<std::uint32_t>(i)));
-  std::vector<Draws> draws(chains.size());
-  const double setup = detail::seconds_since(t0);
-  const auto t1 = detail::Clock::now();
-  const auto status = detail::advance_all(chains, draws, c.steps, Retention{c.burn_in, c.thin}, opt);
-  const double sampling = detail::seconds_since(t1);
-
+// The record without draws: schema, library, config, status, timings and each chain's status,
+// diagnostics, state and number of draws kept.
+inline json record_of(const RunConfig& c, const std::vector<std::unique_ptr<AnyChain>>& chains,
+                      const std::vector<ChainStatus>& status, const std::vector<std::uint64_t>& kept, json phases) {
   json record = {{"schema", schema_name}, {"schema_version", schema_version},
                  {"library", {{"name", "sgmcmc"}, {"version", sgmcmc::version}}}, {"config", c.resolved}};
   bool ok = true;
   json out = json::array();
   for (std::size_t i = 0; i < chains.size(); ++i) {
-    json ch = {{"id", i}, {"stream", i}, {"status", status[i].ok() ? "ok" : "error"}};
+    json ch = {{"id", i}, {"stream", i}, {"status", status[i].ok() ? "ok" : "error"}, {"draws", kept[i]}};
     if (!status[i].ok()) {
       ch["error"] = fmt::format("chain {}: {}", i, status[i].error);
       ok = false;
     }
-    ch["samples"] = detail::draws_json(draws[i]);
     ch["diagnostics"] = chains[i]->diagnostics();
     ch["state"] = chains[i]->state();
     out.push_back(std::move(ch));
   }
   record["status"] = ok ? "ok" : "error";
   record["chains"] = std::move(out);
-  record["timings"] = {{"phases", json::array({{{"phase", "run"}, {"steps", c.steps}, {"setup_seconds", setup},
-                                                 {"sampling_seconds", sampling}}})}};
+  record["timings"] = {{"phases", std::move(phases)}};
   return record;
 }
 
-/// Checks a record's schema and shape, naming the first field that is wrong.
+inline json phase(const char* name, std::uint64_t steps, double setup, double sampling) {
+  return {{"phase", name}, {"steps", steps}, {"setup_seconds", setup}, {"sampling_seconds", sampling}};
+}
+
+// Runs `steps` more steps of built chains, streaming to the writers (which have had `begin` and any
+// earlier draws), and finishes them with the record.
+inline json continue_run(std::vector<std::unique_ptr<AnyChain>>& chains, const RunConfig& c, std::uint64_t steps,
+                         const Options& opt, const output::RunHeader& header, std::span<output::Writer* const> writers,
+                         std::vector<std::uint64_t> kept, json phases, const char* phase_name, double setup) {
+  const auto t1 = Clock::now();
+  const auto status = advance_streaming(chains, c, steps, opt, header, writers, kept);
+  phases.push_back(phase(phase_name, steps, setup, seconds_since(t1)));
+  json record = record_of(c, chains, status, kept, std::move(phases));
+  for (output::Writer* w : writers) w->finish(record);
+  return record;
+}
+
+// Checks a draw read back from a record against the run's shape.
+inline void check_width(const output::RecordDraw& d, const output::RunHeader& h, std::uint64_t index) {
+  if (static_cast<Eigen::Index>(d.values.size()) != h.dim())
+    fail(fmt::format("/chains/{}/samples/{}", d.chain, index), fmt::format("expected {} numbers, got {}", h.dim(), d.values.size()));
+}
+
+// A draw read back, as a writer's row: statistics by name into a StepInfo, lp apart.
+inline void add_draw(output::BlockBuffer& buffer, const output::RecordDraw& d) {
+  StepInfo info;
+  if (d.stats.empty()) info.acceptance = std::numeric_limits<double>::quiet_NaN();  // a version-1 record: unknown
+  double lp = std::numeric_limits<double>::quiet_NaN();
+  for (const auto& [name, v] : d.stats) {
+    if (name == "lp") lp = v;
+    else if (auto s = output::statistic_named(name)) info.set(*s, v);
+  }
+  buffer.add(d.chain, d.values, info, lp);
+}
+
+}  // namespace detail
+
+/// Runs a config from scratch, streaming its draws to `writers` (run/output/), and returns the record
+/// without draws (each chain's `draws` counts them).
+inline json run(const json& config, const Options& opt, const Registry& registry, std::span<output::Writer* const> writers) {
+  const auto t0 = detail::Clock::now();
+  const RunConfig c = parse_config(config, registry);
+  std::vector<std::unique_ptr<AnyChain>> chains;
+  for (std::uint64_t i = 0; i < c.chains; ++i) chains.push_back(make_chain(c, static_cast<std::uint32_t>(i)));
+  const output::RunHeader header = detail::header_of(c, *chains.front(), c.steps);
+  for (output::Writer* w : writers) w->begin(header);
+  return detail::continue_run(chains, c, c.steps, opt, header, writers, std::vector<std::uint64_t>(chains.size(), 0),
+                              json::array(), "run", detail::seconds_since(t0));
+}
+
+/// Runs a config from scratch and returns the whole run record, draws included (schema version 2).
+inline json run(const json& config, const Options& opt = {}, const Registry& registry = shipped_registry()) {
+  output::RecordInMemory memory;
+  output::Writer* writers[] = {&memory};
+  run(config, opt, registry, writers);
+  return std::move(memory.record());
+}
+
+/// Checks a record's schema and shape, naming the first field that is wrong. (A record read by
+/// output::read_record has its draws taken out: `samples` is then an empty array.)
 inline void validate_record(const json& r) {
   if (!r.is_object()) fail("", "expected a run record (a JSON object)");
   if (!r.contains("schema") || r["schema"] != schema_name)
@@ -157,23 +261,19 @@ inline void validate_record(const json& r) {
     for (const char* key : {"samples", "state", "status"})
       if (!ch.contains(key)) fail(p + "/" + key, "required field is missing");
     if (!ch["samples"].is_array()) fail(p + "/samples", "expected an array of draws");
+    if (ch.contains("sample_stats") && !ch["sample_stats"].is_object()) fail(p + "/sample_stats", "expected an object of columns");
   }
+  if (!r["timings"].is_object() || !r["timings"].contains("phases") || !r["timings"]["phases"].is_array())
+    fail("/timings/phases", "expected an array of phases");
 }
 
-/// Continues a record for `steps` more steps per chain, exactly as if the run had never stopped.
-inline json resume(const json& record, std::uint64_t steps, const Options& opt = {}, const Registry& registry = shipped_registry()) {
-  validate_record(record);
-  const auto t0 = detail::Clock::now();
-  RunConfig c;
-  try {
-    c = parse_config(record["config"], registry);
-  } catch (const Error& e) {
-    throw Error(std::string("/config") + e.what());
-  }
+namespace detail {
+
+// Rebuilds a record's chains at their saved states, ready to continue.
+inline std::vector<std::unique_ptr<AnyChain>> restore_chains(const json& record, const RunConfig& c) {
   if (record["chains"].size() != c.chains)
     fail("/chains", fmt::format("expected {} chains (config.chains), got {}", c.chains, record["chains"].size()));
   std::vector<std::unique_ptr<AnyChain>> chains;
-  std::vector<Draws> draws(c.chains);
   for (std::uint64_t i = 0; i < c.chains; ++i) {
     const json& ch = record["chains"][i];
     const std::string p = fmt::format("/chains/{}", i);
@@ -182,30 +282,121 @@ inline json resume(const json& record, std::uint64_t steps, const Options& opt =
                                       ch.contains("error") ? ch["error"].dump() : "no message"));
     chains.push_back(make_chain(c, static_cast<std::uint32_t>(i)));
     chains.back()->restore(ch["state"], p + "/state");
-    draws[i].dim = chains.back()->position().size();
+    if (i > 0 && chains.back()->steps_done() != chains.front()->steps_done())
+      fail(p + "/state/steps_done", fmt::format("expected {} steps, as chain 0 has", chains.front()->steps_done()));
   }
-  const Retention keep{c.burn_in, c.thin};
-  const double setup = detail::seconds_since(t0);
-  const auto t1 = detail::Clock::now();
-  const auto status = detail::advance_all(chains, draws, steps, keep, opt);
-  const double sampling = detail::seconds_since(t1);
+  return chains;
+}
 
-  json out = record;
-  bool ok = true;
-  for (std::size_t i = 0; i < chains.size(); ++i) {
-    json& ch = out["chains"][i];
-    for (auto& row : detail::draws_json(draws[i])) ch["samples"].push_back(std::move(row));
-    ch["status"] = status[i].ok() ? "ok" : "error";
-    if (!status[i].ok()) {
-      ch["error"] = fmt::format("chain {}: {}", i, status[i].error);
-      ok = false;
-    }
-    ch["diagnostics"] = chains[i]->diagnostics();
-    ch["state"] = chains[i]->state();
+inline RunConfig config_of(const json& record, const Registry& registry) {
+  try {
+    return parse_config(record["config"], registry);
+  } catch (const Error& e) {
+    throw Error(std::string("/config") + e.what());
   }
-  out["status"] = ok ? "ok" : "error";
-  out["timings"]["phases"].push_back({{"phase", "resume"}, {"steps", steps}, {"setup_seconds", setup}, {"sampling_seconds", sampling}});
-  return out;
+}
+
+}  // namespace detail
+
+/// Continues a record held in memory for `steps` more steps per chain, exactly as if the run had never
+/// stopped; returns the whole continued record (schema version 2), draws included.
+inline json resume(const json& record, std::uint64_t steps, const Options& opt = {}, const Registry& registry = shipped_registry()) {
+  validate_record(record);
+  const auto t0 = detail::Clock::now();
+  const RunConfig c = detail::config_of(record, registry);
+  auto chains = detail::restore_chains(record, c);
+  const output::RunHeader header = detail::header_of(c, *chains.front(), chains.front()->steps_done() + steps);
+  output::RecordInMemory memory;
+  output::Writer* writers[] = {&memory};
+  memory.begin(header);
+  std::vector<std::uint64_t> kept(c.chains, 0);
+  {
+    output::BlockBuffer buffer(writers, header);
+    for (std::size_t i = 0; i < c.chains; ++i) {
+      const json& ch = record["chains"][i];
+      const json stats = ch.contains("sample_stats") ? ch["sample_stats"] : json::object();
+      std::vector<std::pair<std::string, double>> row_stats;
+      for (std::size_t k = 0; k < ch["samples"].size(); ++k) {
+        const std::string p = fmt::format("/chains/{}/samples/{}", i, k);
+        const Eigen::VectorXd x = as_vector(ch["samples"][k], p, header.dim());
+        row_stats.clear();
+        for (const auto& [name, column] : stats.items())
+          row_stats.emplace_back(name, k < column.size() && column[k].is_number() ? column[k].get<double>() : std::nan(""));
+        detail::add_draw(buffer, output::RecordDraw{i, std::span<const double>(x.data(), static_cast<std::size_t>(x.size())), row_stats});
+        ++kept[i];
+      }
+    }
+    buffer.flush();
+  }
+  json phases = record["timings"]["phases"];
+  detail::continue_run(chains, c, steps, opt, header, writers, kept, phases, "resume", detail::seconds_since(t0));
+  return std::move(memory.record());
+}
+
+/// Continues the record in file `path` for `steps` more steps per chain, streaming every draw (the
+/// record's and the new ones) to `writers`; returns the continued record without draws.
+inline json resume_file(const std::string& path, std::uint64_t steps, const Options& opt, const Registry& registry,
+                        std::span<output::Writer* const> writers) {
+  const auto t0 = detail::Clock::now();
+  // First pass: the record without its draws, to build the chains and the writers' header.
+  const json record = output::read_record(path, [](const output::RecordDraw&) {});
+  try {
+    validate_record(record);
+  } catch (const Error& e) {
+    throw Error(fmt::format("{}: {}", path, e.what()));
+  }
+  const RunConfig c = detail::config_of(record, registry);
+  auto chains = detail::restore_chains(record, c);
+  const output::RunHeader header = detail::header_of(c, *chains.front(), chains.front()->steps_done() + steps);
+  for (output::Writer* w : writers) w->begin(header);
+  // Second pass: the record's draws into the writers, as they are read.
+  std::vector<std::uint64_t> kept(c.chains, 0);
+  {
+    output::BlockBuffer buffer(writers, header);
+    output::read_record(path, [&](const output::RecordDraw& d) {
+      if (d.chain >= c.chains) return;
+      detail::check_width(d, header, kept[d.chain]);
+      detail::add_draw(buffer, d);
+      ++kept[d.chain];
+    });
+    buffer.flush();
+  }
+  return detail::continue_run(chains, c, steps, opt, header, writers, kept, record["timings"]["phases"], "resume",
+                              detail::seconds_since(t0));
+}
+
+/// Writes the record in file `path` again through `writers` (another format, or JSON version 2).
+inline void convert(const std::string& path, const Registry& registry, std::span<output::Writer* const> writers) {
+  json record = output::read_record(path, [](const output::RecordDraw&) {});
+  try {
+    validate_record(record);
+  } catch (const Error& e) {
+    throw Error(fmt::format("{}: {}", path, e.what()));
+  }
+  const RunConfig c = detail::config_of(record, registry);
+  // The chain at step 0 gives the sampler's statistics and the draw's shape; the record gives the rest.
+  const auto chain = make_chain(c, 0);
+  output::RunHeader header = detail::header_of(c, *chain, c.steps);
+  std::uint64_t longest = 0;
+  for (const auto& ch : record["chains"]) longest = std::max<std::uint64_t>(longest, ch.value("draws", std::uint64_t{0}));
+  header.expected_draws = longest;
+  for (output::Writer* w : writers) w->begin(header);
+  {
+    output::BlockBuffer buffer(writers, header);
+    std::vector<std::uint64_t> seen(c.chains, 0);
+    output::read_record(path, [&](const output::RecordDraw& d) {
+      if (d.chain >= c.chains) return;
+      detail::check_width(d, header, seen[d.chain]++);
+      detail::add_draw(buffer, d);
+    });
+    buffer.flush();
+  }
+  record["schema_version"] = schema_version;
+  for (auto& ch : record["chains"]) {
+    ch.erase("samples");
+    ch.erase("sample_stats");
+  }
+  for (output::Writer* w : writers) w->finish(record);
 }
 
 }  // namespace sgmcmc::run

@@ -45,7 +45,7 @@ TEST_CASE("run with no config runs the embedded demo and writes a versioned reco
   REQUIRE(r.code == 0);
   const json rec = read(out);
   CHECK(rec["schema"] == "sgmcmc.run");
-  CHECK(rec["schema_version"] == 1);
+  CHECK(rec["schema_version"] == 2);
   CHECK(rec["config"]["sampler"]["name"] == "sghmc");
   CHECK(rec["config"]["seed"] == 7);
   REQUIRE(rec["chains"].size() == 2);
@@ -197,11 +197,11 @@ TEST_CASE("a record from a newer schema or a malformed record is refused with th
   const auto rec = scratch() / "small.run.json";
   REQUIRE(sgmcmc(fmt::format("run -q '{}' -o '{}'", cfg.string(), rec.string())).code == 0);
   json r = read(rec);
-  r["schema_version"] = 2;
+  r["schema_version"] = 3;
   const auto newer = write_config("newer.run.json", r);
   Result res = sgmcmc(fmt::format("resume '{}' --steps 10 -o '{}'", newer.string(), (scratch() / "x.json").string()));
   CHECK(res.code == 1);
-  CHECK(res.err.find("/schema_version: record has version 2") != std::string::npos);
+  CHECK(res.err.find("/schema_version: record has version 3") != std::string::npos);
   r = read(rec);
   r["chains"][1]["state"]["sampler"]["v"] = json::array({1.0});
   const auto bad_state = write_config("badstate.run.json", r);

@@ -1,0 +1,354 @@
+#pragma once
+// The JSON run record (schema "sgmcmc.run", version 2; docs/run-format.md), written as a stream and
+// read back as one.
+//
+// Writing: each chain's draws go to a spool beside the target as they come (an unlinked temporary file
+// of raw doubles, so nothing is left behind however the run ends); `finish` writes the record, copying
+// each chain's draws from its spool into `samples` and `sample_stats`. Memory does not grow with the
+// number of draws kept.
+// Reading: `read_record` parses a record of version 1 or 2 keeping everything but the draws, which it
+// hands to callbacks row by row; `summary`, `resume` and `convert` read records through it, so a large
+// record is never held as a JSON tree.
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cmath>
+#include <cstring>
+#include <fstream>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include <sgmcmc/modules/error.hpp>
+#include <sgmcmc/run/output/atomic_file.hpp>
+#include <sgmcmc/run/output/writer.hpp>
+
+namespace sgmcmc::run::output {
+
+/// A JSON number with the fewest digits that read back to the same double ("1.0" stays a float, as the
+/// JSON library writes it); null for NaN and infinities, which JSON cannot hold.
+inline void append_json_number(std::string& out, double v) {
+  if (!std::isfinite(v)) {
+    out += "null";
+    return;
+  }
+  const std::size_t start = out.size();
+  fmt::format_to(std::back_inserter(out), "{}", v);
+  if (out.find_first_of(".eE", start) == std::string::npos) out += ".0";
+}
+
+namespace detail {
+
+/// An anonymous scratch file beside the output (created exclusively, unlinked at once): rows of doubles
+/// written during the run and read back once at the end.
+class Spool {
+ public:
+  explicit Spool(const std::string& beside) : beside_(beside) {
+    std::string tmp;
+    fd_ = run::detail::create_temporary(beside, tmp);
+    ::unlink(tmp.c_str());
+  }
+  Spool(const Spool&) = delete;
+  Spool& operator=(const Spool&) = delete;
+  ~Spool() {
+    if (fd_ >= 0) ::close(fd_);
+  }
+  void write(const double* v, std::size_t n) {
+    buffer_.insert(buffer_.end(), v, v + n);
+    if (buffer_.size() >= (1u << 17)) flush();
+  }
+  /// Calls `row(values)` for each row of `width` doubles written, in order.
+  template <class F>
+  void replay(std::size_t width, F&& row) {
+    flush();
+    if (::lseek(fd_, 0, SEEK_SET) != 0) fail("seek");
+    std::vector<double> chunk(width * std::max<std::size_t>(1, (1u << 17) / std::max<std::size_t>(1, width)));
+    std::size_t have = 0;  // doubles in chunk
+    for (;;) {
+      const ssize_t n = ::read(fd_, reinterpret_cast<char*>(chunk.data() + have), (chunk.size() - have) * sizeof(double));
+      if (n < 0 && errno == EINTR) continue;
+      if (n < 0) fail("read");
+      if (n % static_cast<ssize_t>(sizeof(double)) != 0) fail("read (partial value)");
+      have += static_cast<std::size_t>(n) / sizeof(double);
+      const std::size_t rows = width ? have / width : 0;
+      for (std::size_t r = 0; r < rows; ++r) row(std::span<const double>(chunk.data() + r * width, width));
+      std::copy(chunk.begin() + static_cast<std::ptrdiff_t>(rows * width), chunk.begin() + static_cast<std::ptrdiff_t>(have), chunk.begin());
+      have -= rows * width;
+      if (n == 0) break;
+    }
+    if (have != 0) fail("read (partial row)");
+  }
+
+ private:
+  void flush() {
+    const char* p = reinterpret_cast<const char*>(buffer_.data());
+    std::size_t left = buffer_.size() * sizeof(double);
+    while (left > 0) {
+      const ssize_t n = ::write(fd_, p, left);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) fail("write");
+      p += n;
+      left -= static_cast<std::size_t>(n);
+    }
+    buffer_.clear();
+  }
+  [[noreturn]] void fail(const char* what) const {
+    throw Error(fmt::format("{}: the draws' scratch file beside it: {} failed: {}", beside_, what, std::strerror(errno)));
+  }
+  std::string beside_;
+  int fd_ = -1;
+  std::vector<double> buffer_;
+};
+
+}  // namespace detail
+
+/// The JSON run record as a streaming writer.
+class JsonRecordWriter final : public Writer {
+ public:
+  explicit JsonRecordWriter(std::string path) : path_(std::move(path)) {}
+
+  void begin(const RunHeader& header) override {
+    header_ = header;
+    spools_.clear();
+    for (std::size_t c = 0; c < header.chains; ++c) spools_.push_back(std::make_unique<detail::Spool>(path_));
+    rows_.assign(header.chains, 0);
+  }
+  void append(const DrawBlock& b) override {
+    auto& spool = *spools_.at(b.chain);
+    std::vector<double> row;
+    for (std::size_t i = 0; i < b.rows(); ++i) {
+      row.assign(b.row(i).begin(), b.row(i).end());
+      for (Statistic s : header_.statistics) row.push_back(b.stats[i].get(s));
+      if (header_.has_lp) row.push_back(b.lp[i]);
+      spool.write(row.data(), row.size());
+    }
+    rows_[b.chain] += b.rows();
+  }
+  void finish(const json& record) override {
+    AtomicFile file(path_);
+    std::string text;
+    const auto flush_if_big = [&] {
+      if (text.size() >= (1u << 20)) file.write(std::exchange(text, {}));
+    };
+    text += '{';
+    bool first_key = true;
+    for (const auto& [key, value] : record.items()) {
+      if (!first_key) text += ',';
+      first_key = false;
+      text += json(key).dump() + ':';
+      if (key != "chains") {
+        text += value.dump();
+        continue;
+      }
+      text += '[';
+      for (std::size_t c = 0; c < value.size(); ++c) {
+        if (c) text += ',';
+        std::string ch = value[c].dump();
+        ch.pop_back();  // the closing brace: the draws go in before it
+        text += ch;
+        if (c < spools_.size()) write_draws(c, text, file);
+        text += '}';
+        flush_if_big();
+      }
+      text += ']';
+    }
+    text += "}\n";
+    file.write(text);
+    file.commit();
+  }
+  std::vector<std::string> files() const override { return {path_}; }
+
+ private:
+  std::size_t width() const {
+    return static_cast<std::size_t>(header_.dim()) + header_.statistics.size() + (header_.has_lp ? 1 : 0);
+  }
+  // "sample_stats": {name: [...], ...}, "samples": [[...], ...] — statistics first, so a reader can pair
+  // each row with its statistics as it goes. The spool is replayed once per statistic column (cheap)
+  // and once for the rows.
+  void write_draws(std::size_t c, std::string& text, AtomicFile& file) {
+    const std::size_t dim = static_cast<std::size_t>(header_.dim()), w = width();
+    auto& spool = *spools_[c];
+    text += text.back() == '{' ? "\"sample_stats\":{" : ",\"sample_stats\":{";
+    std::vector<std::string> names;
+    for (Statistic s : header_.statistics) names.push_back(statistic_name(s));
+    if (header_.has_lp) names.push_back("lp");
+    for (std::size_t k = 0; k < names.size(); ++k) {
+      text += (k ? ",\"" : "\"") + names[k] + "\":[";
+      bool first = true;
+      spool.replay(w, [&](std::span<const double> row) {
+        if (!first) text += ',';
+        first = false;
+        append_json_number(text, row[dim + k]);
+        if (text.size() >= (1u << 20)) file.write(std::exchange(text, {}));
+      });
+      text += ']';
+    }
+    text += "},\"samples\":[";
+    bool first = true;
+    spool.replay(w, [&](std::span<const double> row) {
+      text += first ? "[" : ",[";
+      first = false;
+      for (std::size_t i = 0; i < dim; ++i) {
+        if (i) text += ',';
+        append_json_number(text, row[i]);
+      }
+      text += ']';
+      if (text.size() >= (1u << 20)) file.write(std::exchange(text, {}));
+    });
+    text += ']';
+  }
+
+  std::string path_;
+  RunHeader header_;
+  std::vector<std::unique_ptr<detail::Spool>> spools_;
+  std::vector<std::uint64_t> rows_;
+};
+
+/// The JSON run record kept in memory (`run::run`'s return value, for programs and tests that look at
+/// draws directly): the same document the file writer writes.
+class RecordInMemory final : public Writer {
+ public:
+  void begin(const RunHeader& header) override {
+    header_ = header;
+    samples_.assign(header.chains, json::array());
+    stats_.assign(header.chains, json::object());
+    for (auto& st : stats_) {
+      for (Statistic s : header.statistics) st[statistic_name(s)] = json::array();
+      if (header.has_lp) st["lp"] = json::array();
+    }
+  }
+  void append(const DrawBlock& b) override {
+    for (std::size_t i = 0; i < b.rows(); ++i) {
+      const auto r = b.row(i);
+      samples_[b.chain].push_back(std::vector<double>(r.begin(), r.end()));
+      for (Statistic s : header_.statistics) stats_[b.chain][statistic_name(s)].push_back(number(b.stats[i].get(s)));
+      if (header_.has_lp) stats_[b.chain]["lp"].push_back(number(b.lp[i]));
+    }
+  }
+  void finish(const json& record) override {
+    record_ = record;
+    for (std::size_t c = 0; c < record_["chains"].size() && c < samples_.size(); ++c) {
+      record_["chains"][c]["sample_stats"] = std::move(stats_[c]);
+      record_["chains"][c]["samples"] = std::move(samples_[c]);
+    }
+  }
+  std::vector<std::string> files() const override { return {}; }
+  json& record() { return record_; }
+
+ private:
+  static json number(double v) { return std::isfinite(v) ? json(v) : json(nullptr); }
+  RunHeader header_;
+  std::vector<json> samples_, stats_;
+  json record_;
+};
+
+/// What `read_record` hands over for each draw: the chain, the row's coordinates and its statistics by
+/// name (empty for a version-1 record, which has none).
+struct RecordDraw {
+  std::size_t chain;
+  std::span<const double> values;
+  const std::vector<std::pair<std::string, double>>& stats;
+};
+
+/// Reads a run record file (version 1 or 2) without holding its draws: returns the record with each
+/// chain's `samples` and `sample_stats` emptied and `draws` set to the number of draws, and calls
+/// `on_draw` for every draw in order (chain by chain). Errors name the file.
+inline json read_record(const std::string& path, const std::function<void(const RecordDraw&)>& on_draw) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw Error(fmt::format("{}: cannot open the file for reading", path));
+  // The draws sit at fixed depths: {"chains": [ {"samples": [[v, ...], ...], "sample_stats": {name: [v, ...]}} ]}.
+  // Keys are tracked per depth; values inside draws are taken and dropped from the tree.
+  std::vector<std::string> key_at(8);
+  std::size_t chain = 0;
+  bool in_chains = false;
+  std::vector<double> row;
+  // Per chain: statistics columns (they come before the rows in files this library writes; a record
+  // with rows first buffers the rows until its statistics are read).
+  std::vector<std::pair<std::string, std::vector<double>>> stat_columns;
+  std::vector<std::vector<double>> pending_rows;
+  std::size_t rows_seen = 0;
+  std::vector<std::pair<std::string, double>> row_stats;
+  bool have_stats = false, rows_done = false;
+  std::vector<std::uint64_t> draws_per_chain;
+
+  const auto emit = [&](std::span<const double> values, std::size_t index) {
+    row_stats.clear();
+    for (const auto& [name, column] : stat_columns)
+      row_stats.emplace_back(name, index < column.size() ? column[index] : std::nan(""));
+    on_draw(RecordDraw{chain, values, row_stats});
+  };
+  const auto end_chain = [&] {
+    for (const auto& r : pending_rows) emit(r, rows_seen++);
+    pending_rows.clear();
+    draws_per_chain.push_back(rows_seen);
+    stat_columns.clear();
+    rows_seen = 0;
+    have_stats = rows_done = false;
+  };
+
+  using E = json::parse_event_t;
+  json::parser_callback_t callback = [&](int depth, E event, json& parsed) -> bool {
+    const auto d = static_cast<std::size_t>(depth);
+    if (event == E::key) {
+      if (d < key_at.size()) key_at[d] = parsed.get<std::string>();
+      if (d == 1) in_chains = parsed == "chains";
+      return true;
+    }
+    if (!in_chains) return true;
+    const bool samples = d >= 3 && key_at[3] == "samples", stats = d >= 3 && key_at[3] == "sample_stats";
+    if (event == E::object_end && d == 2) {  // a chain's object ends
+      end_chain();
+      ++chain;
+      return true;
+    }
+    if (event == E::object_start && d == 2) key_at[3].clear();
+    if (samples) {
+      if (event == E::value && d == 5) {
+        row.push_back(parsed.is_null() ? std::nan("") : parsed.get<double>());
+        return false;
+      }
+      if (event == E::array_start && d == 4) row.clear();
+      if (event == E::array_end && d == 4) {
+        if (have_stats) emit(row, rows_seen++);
+        else pending_rows.push_back(row);
+        return false;
+      }
+      if (event == E::array_end && d == 3) rows_done = true;
+      return true;
+    }
+    if (stats) {
+      if (event == E::array_start && d == 4) stat_columns.emplace_back(key_at[4], std::vector<double>{});
+      if (event == E::value && d == 5) {
+        stat_columns.back().second.push_back(parsed.is_null() ? std::nan("") : parsed.get<double>());
+        return false;
+      }
+      if (event == E::array_end && d == 4) return false;
+      if (event == E::object_end && d == 3) {
+        have_stats = true;
+        for (const auto& r : pending_rows) emit(r, rows_seen++);
+        pending_rows.clear();
+      }
+      return true;
+    }
+    return true;
+  };
+  json record;
+  try {
+    record = json::parse(in, callback);
+  } catch (const json::parse_error& e) {
+    throw Error(fmt::format("{}: not valid JSON: {}", path, e.what()));
+  }
+  (void)rows_done;
+  if (record.is_object() && record.contains("chains") && record["chains"].is_array())
+    for (std::size_t c = 0; c < record["chains"].size() && c < draws_per_chain.size(); ++c)
+      if (json& ch = record["chains"][c]; ch.is_object()) {
+        ch["draws"] = draws_per_chain[c];
+        if (ch.contains("sample_stats")) ch["sample_stats"] = json::object();  // its columns were taken out
+      }
+  return record;
+}
+
+}  // namespace sgmcmc::run::output

@@ -1,0 +1,127 @@
+#pragma once
+// Writers: a run's kept draws streamed to a file format as the chains make them, so a run's memory does
+// not grow with the number of draws kept. The runner advances its chains in rounds of steps; after each
+// round it hands every chain's new draws to each writer (one thread, chains in order, a chain's blocks
+// in draw order), and at the end the run's record without draws (status, chains' diagnostics and
+// states, timings) to `finish`, which makes the output appear whole (run/output/atomic_file.hpp).
+// `sgmcmc convert` feeds the same writers from a record read back.
+//
+// Formats: the JSON run record (run/output/json_record.hpp; docs/run-format.md), Stan CSV
+// (run/output/stan_csv.hpp), ArviZ InferenceData as NetCDF-4 (run/output/netcdf.hpp).
+#include <cstdint>
+#include <optional>
+#include <string_view>
+#include <span>
+#include <string>
+#include <vector>
+
+#include <Eigen/Core>
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include <sgmcmc/concepts/sampler.hpp>
+
+namespace sgmcmc::run::output {
+
+using json = nlohmann::json;
+
+/// What every format needs before the first draw.
+struct RunHeader {
+  json config;                        ///< the config with every default filled in (docs/config.md)
+  std::string sampler;                ///< the sampler's name as the config gives it
+  std::size_t chains = 0;
+  std::vector<Eigen::Index> shape;    ///< a draw's shape: {d}, or {n, p} on a matrix manifold (flattened column-major)
+  std::vector<Statistic> statistics;  ///< the sampler's per-draw statistics, in `all_statistics` order
+  bool has_lp = false;                ///< draws carry lp = −U(x) (config "log_density": true)
+  std::uint64_t expected_draws = 0;   ///< kept draws per chain when no chain stops early (a chain may keep fewer)
+  std::string library_version;
+
+  Eigen::Index dim() const {
+    Eigen::Index d = 1;
+    for (auto n : shape) d *= n;
+    return shape.empty() ? 0 : d;
+  }
+};
+
+/// One chain's next kept draws: `rows` draws, row-major (`dim` values each), the step statistics of
+/// each, and lp = −U(x) of each when the header says so (else empty).
+struct DrawBlock {
+  std::size_t chain = 0;
+  Eigen::Index dim = 0;
+  std::span<const double> values;
+  std::span<const StepInfo> stats;
+  std::span<const double> lp;
+  std::size_t rows() const { return stats.size(); }
+  std::span<const double> row(std::size_t i) const {
+    return values.subspan(i * static_cast<std::size_t>(dim), static_cast<std::size_t>(dim));
+  }
+};
+
+/// A streaming output format. Errors are thrown as sgmcmc::Error naming the file.
+class Writer {
+ public:
+  virtual ~Writer() = default;
+  virtual void begin(const RunHeader& header) = 0;
+  /// Appends a chain's next draws (blocks of a chain arrive in order; chains may interleave).
+  virtual void append(const DrawBlock& block) = 0;
+  /// Completes the output and makes it appear under its name: `record` is the run record without draws
+  /// (docs/run-format.md: schema, config, status, timings, chains[i]{id, status, error?, diagnostics,
+  /// state}, and chains[i].draws, the number of draws the chain kept).
+  virtual void finish(const json& record) = 0;
+  /// The files this writer makes (for messages).
+  virtual std::vector<std::string> files() const = 0;
+};
+
+/// The statistic a record names `name` (statistic_name), if any.
+inline std::optional<Statistic> statistic_named(std::string_view name) {
+  for (Statistic s : all_statistics)
+    if (name == statistic_name(s)) return s;
+  return std::nullopt;
+}
+
+/// Hands draws to writers in blocks of at most `capacity` rows per chain (for draws that arrive one by
+/// one: a record read back, a conversion).
+class BlockBuffer {
+ public:
+  BlockBuffer(std::span<Writer* const> writers, const RunHeader& header, std::size_t capacity = 4096)
+      : writers_(writers), header_(header), capacity_(capacity) {}
+  void add(std::size_t chain, std::span<const double> values, const StepInfo& info, double lp) {
+    if (chain != chain_) flush();
+    chain_ = chain;
+    values_.insert(values_.end(), values.begin(), values.end());
+    stats_.push_back(info);
+    if (header_.has_lp) lp_.push_back(lp);
+    if (stats_.size() >= capacity_) flush();
+  }
+  void flush() {
+    if (stats_.empty()) return;
+    const DrawBlock block{chain_, header_.dim(), values_, stats_, lp_};
+    for (Writer* w : writers_) w->append(block);
+    values_.clear();
+    stats_.clear();
+    lp_.clear();
+  }
+
+ private:
+  std::span<Writer* const> writers_;
+  const RunHeader& header_;
+  std::size_t capacity_;
+  std::size_t chain_ = 0;
+  std::vector<double> values_, lp_;
+  std::vector<StepInfo> stats_;
+};
+
+/// Stan-style flat names of a draw's coordinates: "x.1", ..., or "x.i.j" on a matrix manifold, in the
+/// flattened (column-major) order, as CmdStan names a vector or matrix parameter's columns.
+inline std::vector<std::string> parameter_names(const std::vector<Eigen::Index>& shape, const std::string& base = "x") {
+  std::vector<std::string> names;
+  if (shape.size() == 2) {
+    for (Eigen::Index j = 0; j < shape[1]; ++j)
+      for (Eigen::Index i = 0; i < shape[0]; ++i) names.push_back(fmt::format("{}.{}.{}", base, i + 1, j + 1));
+  } else if (shape.size() == 1) {
+    for (Eigen::Index i = 0; i < shape[0]; ++i) names.push_back(fmt::format("{}.{}", base, i + 1));
+  }
+  return names;
+}
+
+}  // namespace sgmcmc::run::output
