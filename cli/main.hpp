@@ -16,6 +16,7 @@
 #include <filesystem>
 #include <iostream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <CLI/CLI.hpp>
@@ -83,7 +84,7 @@ class DrawsForSummary final : public run::output::Writer {
 /// Prints the summary of a run: `record` without its draws (run/runner.hpp), `chains` its draws.
 inline void print_summary(const json& record, const std::vector<Eigen::MatrixXd>& chains, std::ostream& os, bool as_json) {
   if (chains.empty()) throw Error("/chains: the run kept no draws (steps <= burn_in?)");
-  const auto sums = diagnostics::summarize_columns(chains);
+  const auto sums = diagnostics::summarize_columns(chains, std::max(1u, std::thread::hardware_concurrency()));
   // Stan's warnings, and a chain that stopped (its draws end early; its last state is not a draw).
   std::vector<std::string> warnings = diagnostics::convergence_warnings(sums, chains.size());
   for (const auto& ch : record["chains"])

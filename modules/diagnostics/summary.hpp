@@ -23,6 +23,7 @@
 #include <sgmcmc/modules/diagnostics/ess.hpp>
 #include <sgmcmc/modules/diagnostics/quantile.hpp>
 #include <sgmcmc/modules/diagnostics/rhat.hpp>
+#include <sgmcmc/modules/parallel/worker_pool.hpp>
 
 namespace sgmcmc::diagnostics {
 
@@ -64,7 +65,9 @@ inline Summary summarize(const std::vector<Eigen::VectorXd>& chains) {
 // One Summary per coordinate; chains[c] is chain c as a (draws x coordinates)
 // matrix. All chains must have the same number of columns
 // (std::invalid_argument otherwise); rows are truncated to the shortest chain.
-inline std::vector<Summary> summarize_columns(const std::vector<Eigen::MatrixXd>& chains) {
+// Coordinates are summarised on `threads` threads (each is independent of the
+// others, so the result does not depend on the thread count).
+inline std::vector<Summary> summarize_columns(const std::vector<Eigen::MatrixXd>& chains, unsigned threads = 1) {
   if (chains.empty()) return {};
   const Eigen::Index dims = chains.front().cols();
   Eigen::Index n = chains.front().rows();
@@ -74,13 +77,14 @@ inline std::vector<Summary> summarize_columns(const std::vector<Eigen::MatrixXd>
     }
     n = std::min(n, chain.rows());
   }
-  std::vector<Summary> out;
-  out.reserve(static_cast<std::size_t>(dims));
-  std::vector<Eigen::VectorXd> column(chains.size());
-  for (Eigen::Index d = 0; d < dims; ++d) {
-    for (std::size_t c = 0; c < chains.size(); ++c) column[c] = chains[c].col(d).head(n);
-    out.push_back(summarize(column));
-  }
+  std::vector<Summary> out(static_cast<std::size_t>(dims));
+  auto one = [&](std::size_t d, unsigned /*worker*/) {
+    std::vector<Eigen::VectorXd> column(chains.size());
+    for (std::size_t c = 0; c < chains.size(); ++c) column[c] = chains[c].col(static_cast<Eigen::Index>(d)).head(n);
+    out[d] = summarize(column);
+  };
+  parallel::WorkerPool pool(std::min<unsigned>(std::max(1u, threads), static_cast<unsigned>(std::max<Eigen::Index>(1, dims))));
+  pool.for_each(static_cast<std::size_t>(dims), one);
   return out;
 }
 

@@ -27,7 +27,7 @@ fs::path scratch() {
   static const fs::path dir = sgmcmc_test::cli::scratch_dir("cli_formats_scratch");
   return dir;
 }
-Result sgmcmc(const std::string& args) { return sgmcmc_test::cli::run_cli(scratch(), args); }
+Result cli(const std::string& args) { return sgmcmc_test::cli::run_cli(scratch(), args); }
 fs::path write_config(const std::string& name, const json& j) { return sgmcmc_test::cli::write_json(scratch(), name, j); }
 json read(const fs::path& p) { return sgmcmc_test::cli::read_json(p); }
 
@@ -68,7 +68,7 @@ TEST_CASE("run --format json,csv,netcdf writes the same draws in every format, w
   // paired with their draw, lp with the wrong sign, a lost round of the streaming writers.
   const auto cfg = write_config("hmc.json", hmc_config(4050));
   const auto out = scratch() / "hmc.run.json";
-  const Result r = sgmcmc(fmt::format("run -q '{}' -o '{}' --format json,csv,netcdf", cfg.string(), out.string()));
+  const Result r = cli(fmt::format("run -q '{}' -o '{}' --format json,csv,netcdf", cfg.string(), out.string()));
   REQUIRE_MESSAGE(r.code == 0, r.err);
   const json rec = read(out);
   CHECK(rec["schema_version"] == 2);
@@ -112,9 +112,9 @@ TEST_CASE("resume streams the record's draws and the new ones to every format, a
   const auto half = write_config("half.json", hmc_config(600));
   const auto whole = write_config("whole.json", hmc_config(1200));
   const auto a = scratch() / "half.run.json", b = scratch() / "whole.run.json", ab = scratch() / "resumed.run.json";
-  REQUIRE(sgmcmc(fmt::format("run -q '{}' -o '{}'", half.string(), a.string())).code == 0);
-  REQUIRE(sgmcmc(fmt::format("run -q '{}' -o '{}' --format json,csv", whole.string(), b.string())).code == 0);
-  const Result r = sgmcmc(fmt::format("resume -q '{}' --steps 600 -o '{}' --format json,csv", a.string(), ab.string()));
+  REQUIRE(cli(fmt::format("run -q '{}' -o '{}'", half.string(), a.string())).code == 0);
+  REQUIRE(cli(fmt::format("run -q '{}' -o '{}' --format json,csv", whole.string(), b.string())).code == 0);
+  const Result r = cli(fmt::format("resume -q '{}' --steps 600 -o '{}' --format json,csv", a.string(), ab.string()));
   REQUIRE_MESSAGE(r.code == 0, r.err);
   const json x = read(b), y = read(ab);
   for (std::size_t c = 0; c < 2; ++c) {
@@ -131,8 +131,8 @@ TEST_CASE("convert writes a record's draws as Stan CSV and NetCDF; a version-1 r
   // Catches: convert losing draws or statistics, the version-1 reader broken by the streaming reader.
   const auto cfg = write_config("conv.json", hmc_config(450));
   const auto rec_path = scratch() / "conv.run.json";
-  REQUIRE(sgmcmc(fmt::format("run -q '{}' -o '{}'", cfg.string(), rec_path.string())).code == 0);
-  const Result conv = sgmcmc(fmt::format("convert '{}' --format csv,netcdf -o '{}'", rec_path.string(), (scratch() / "conv_out").string()));
+  REQUIRE(cli(fmt::format("run -q '{}' -o '{}'", cfg.string(), rec_path.string())).code == 0);
+  const Result conv = cli(fmt::format("convert '{}' --format csv,netcdf -o '{}'", rec_path.string(), (scratch() / "conv_out").string()));
   REQUIRE_MESSAGE(conv.code == 0, conv.err);
   const json rec = read(rec_path);
   check_csv_matches(rec, 0, scratch() / "conv_out_1.csv");
@@ -149,24 +149,24 @@ TEST_CASE("convert writes a record's draws as Stan CSV and NetCDF; a version-1 r
     ch.erase("draws");
   }
   const auto v1_path = write_config("v1.run.json", v1);
-  const Result s1 = sgmcmc(fmt::format("summary '{}' --json", v1_path.string()));
-  const Result s2 = sgmcmc(fmt::format("summary '{}' --json", rec_path.string()));
+  const Result s1 = cli(fmt::format("summary '{}' --json", v1_path.string()));
+  const Result s2 = cli(fmt::format("summary '{}' --json", rec_path.string()));
   REQUIRE_MESSAGE(s1.code == 0, s1.err);
   CHECK(s1.out == s2.out);
-  const Result c1 = sgmcmc(fmt::format("convert '{}' --format csv -o '{}'", v1_path.string(), (scratch() / "v1_out").string()));
+  const Result c1 = cli(fmt::format("convert '{}' --format csv -o '{}'", v1_path.string(), (scratch() / "v1_out").string()));
   REQUIRE_MESSAGE(c1.code == 0, c1.err);
   const auto csv = sgmcmc::run::output::read_stan_csv((scratch() / "v1_out_2.csv").string());
   CHECK(csv.draws.rows() == 200);
-  const Result r1 = sgmcmc(fmt::format("resume -q '{}' --steps 100 -o '{}'", v1_path.string(), (scratch() / "v1_resumed.json").string()));
+  const Result r1 = cli(fmt::format("resume -q '{}' --steps 100 -o '{}'", v1_path.string(), (scratch() / "v1_resumed.json").string()));
   REQUIRE_MESSAGE(r1.code == 0, r1.err);
   CHECK(read(scratch() / "v1_resumed.json")["chains"][0]["samples"].size() == 250);
 }
 
 TEST_CASE("output formats on the command line: bad names and a missing -o are bad command lines") {
   // Catches: an unknown format silently ignored, --format csv without anywhere to write.
-  CHECK(sgmcmc("run -q --format xml -o x.json").code == 2);
-  CHECK(sgmcmc("run -q --format csv").code == 2);
-  const Result r = sgmcmc("convert nothing.json --format csv -o out");
+  CHECK(cli("run -q --format xml -o x.json").code == 2);
+  CHECK(cli("run -q --format csv").code == 2);
+  const Result r = cli("convert nothing.json --format csv -o out");
   CHECK(r.code == 1);
   CHECK(r.err.find("nothing.json") != std::string::npos);
 }
