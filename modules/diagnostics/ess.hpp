@@ -25,6 +25,39 @@
 
 namespace sgmcmc::diagnostics {
 
+// The chains' autocovariances (autocovariance.hpp's estimator: lag k summed over n - k terms, divided
+// by n), at the lags the ESS asks for. Geyer's sequence usually stops after a few lags, so the first
+// `direct_lags` are summed directly (n flops a lag and chain); a chain that needs more gets every lag
+// at once by FFT (O(n log n)). Both give the same estimator; they differ only in rounding.
+class LagAutocovariance {
+ public:
+  static constexpr Eigen::Index direct_lags = 128;
+  explicit LagAutocovariance(const Eigen::MatrixXd& draws)
+      : draws_(draws), centred_(draws.rowwise() - draws.colwise().mean()) {}
+  /// acov_j(lag) of chain j.
+  double at(Eigen::Index lag, Eigen::Index j) {
+    const Eigen::Index n = centred_.rows();
+    if (lag < direct_lags && full_.size() == 0)
+      return centred_.col(j).head(n - lag).dot(centred_.col(j).tail(n - lag)) / static_cast<double>(n);
+    if (full_.size() == 0) {
+      full_.resize(n, centred_.cols());
+      for (Eigen::Index c = 0; c < centred_.cols(); ++c) full_.col(c) = autocovariance(draws_.col(c));
+    }
+    return full_(lag, j);
+  }
+  /// The mean over chains of acov_j(lag).
+  double mean_at(Eigen::Index lag) {
+    double sum = 0.0;
+    for (Eigen::Index j = 0; j < centred_.cols(); ++j) sum += at(lag, j);
+    return sum / static_cast<double>(centred_.cols());
+  }
+
+ private:
+  const Eigen::MatrixXd& draws_;
+  Eigen::MatrixXd centred_;
+  Eigen::MatrixXd full_;  ///< every lag of every chain, once a chain needs more than direct_lags
+};
+
 // ESS of a (draws x chains) matrix, no splitting: Stan's ess().
 inline double ess_of_draws(const Eigen::MatrixXd& draws) {
   const double nan = std::numeric_limits<double>::quiet_NaN();
@@ -32,14 +65,13 @@ inline double ess_of_draws(const Eigen::MatrixXd& draws) {
   const Eigen::Index m = draws.cols();
   if (m < 1 || n < 4 || !is_finite_and_varies(draws)) return nan;
 
-  Eigen::MatrixXd acov(n, m);
+  LagAutocovariance acov(draws);
   Eigen::VectorXd chain_mean(m);
   Eigen::VectorXd chain_var(m);
   const double nd = static_cast<double>(n);
   for (Eigen::Index j = 0; j < m; ++j) {
-    acov.col(j) = autocovariance(draws.col(j));
     chain_mean(j) = draws.col(j).mean();
-    chain_var(j) = acov(0, j) * nd / (nd - 1.0);
+    chain_var(j) = acov.at(0, j) * nd / (nd - 1.0);
   }
 
   // eq. (3): var+ = (n-1)/n W + B/n, W the mean within-chain variance.
@@ -51,7 +83,7 @@ inline double ess_of_draws(const Eigen::MatrixXd& draws) {
   // eq. (10): combined-chain autocorrelation at a lag; using var+ rather than
   // W makes disagreeing chains look autocorrelated, lowering the ESS.
   auto rho_at = [&](Eigen::Index lag) {
-    return 1.0 - (mean_var - acov.row(lag).mean()) / var_plus;
+    return 1.0 - (mean_var - acov.mean_at(lag)) / var_plus;
   };
 
   // Geyer's initial positive sequence: sum pairs (rho_{2k}, rho_{2k+1}) while

@@ -30,13 +30,23 @@ inline double quantile_sorted(const Eigen::VectorXd& sorted, double p) {
   return sorted(lo) + frac * (sorted(lo + 1) - sorted(lo));
 }
 
-// Type-7 quantile of unsorted draws (sorts a copy). NaN if any draw is NaN,
-// since NaN has no place in an order.
+// Type-7 quantile of unsorted draws: the two order statistics it needs are
+// selected in linear time (nth_element on a copy), not by sorting; the value
+// is the same as quantile_sorted's. NaN if any draw is NaN, since NaN has no
+// place in an order.
 inline double quantile(const Eigen::VectorXd& draws, double p) {
-  if (draws.hasNaN()) return std::numeric_limits<double>::quiet_NaN();
-  Eigen::VectorXd sorted = draws;
-  std::sort(sorted.data(), sorted.data() + sorted.size());
-  return quantile_sorted(sorted, p);
+  const Eigen::Index n = draws.size();
+  if (draws.hasNaN() || n == 0 || !(p >= 0.0 && p <= 1.0)) return std::numeric_limits<double>::quiet_NaN();
+  std::vector<double> x(draws.data(), draws.data() + n);
+  const double h = static_cast<double>(n - 1) * p;
+  const auto lo = std::min(static_cast<Eigen::Index>(std::floor(h)), n - 1);
+  const auto at = x.begin() + lo;
+  std::nth_element(x.begin(), at, x.end());
+  const double below = *at;
+  const double frac = h - static_cast<double>(lo);
+  if (lo >= n - 1 || frac == 0.0) return below;
+  const double above = *std::min_element(at + 1, x.end());  // the next order statistic
+  return below + frac * (above - below);
 }
 
 // Type-7 quantile of the draws of all chains pooled, each chain truncated

@@ -10,6 +10,7 @@
 #include <cmath>
 #include <limits>
 #include <numeric>
+#include <utility>
 #include <vector>
 
 #include <Eigen/Dense>
@@ -23,30 +24,22 @@ namespace sgmcmc::diagnostics {
 // entries are ordered last and get rank NaN, so sorting stays well defined.
 inline Eigen::VectorXd average_ranks(const Eigen::VectorXd& x) {
   const Eigen::Index size = x.size();
-  std::vector<Eigen::Index> order(static_cast<std::size_t>(size));
-  std::iota(order.begin(), order.end(), Eigen::Index{0});
-  std::sort(order.begin(), order.end(), [&x](Eigen::Index a, Eigen::Index b) {
-    // A strict weak order even with NaN: NaN compares after everything.
-    const bool a_nan = std::isnan(x(a));
-    const bool b_nan = std::isnan(x(b));
-    if (a_nan || b_nan) return !a_nan && b_nan;
-    return x(a) < x(b);
-  });
-
   Eigen::VectorXd ranks(size);
+  // (value, index) pairs sorted by value: one contiguous sort, not an indirect one through x.
+  std::vector<std::pair<double, Eigen::Index>> order;
+  order.reserve(static_cast<std::size_t>(size));
+  for (Eigen::Index i = 0; i < size; ++i) {
+    if (std::isnan(x(i))) ranks(i) = std::numeric_limits<double>::quiet_NaN();
+    else order.emplace_back(x(i), i);
+  }
+  std::sort(order.begin(), order.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
   std::size_t i = 0;
   while (i < order.size()) {
-    const double value = x(order[i]);
-    if (std::isnan(value)) {
-      ranks(order[i]) = std::numeric_limits<double>::quiet_NaN();
-      ++i;
-      continue;
-    }
     std::size_t j = i + 1;
-    while (j < order.size() && x(order[j]) == value) ++j;
+    while (j < order.size() && order[j].first == order[i].first) ++j;
     // Ranks i+1..j (1-based) averaged.
     const double avg_rank = 0.5 * static_cast<double>(i + 1 + j);
-    for (std::size_t k = i; k < j; ++k) ranks(order[k]) = avg_rank;
+    for (std::size_t k = i; k < j; ++k) ranks(order[k].second) = avg_rank;
     i = j;
   }
   return ranks;
