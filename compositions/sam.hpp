@@ -103,7 +103,7 @@ struct SamHyper {
     require(std::isfinite(sigma) && sigma > 0, fmt::format("sigma: expected a positive number, got {}", sigma));
     require(std::isfinite(kappa1) && kappa1 > 0, fmt::format("kappa1: expected a positive number, got {}", kappa1));
     // α < 1 makes the θ potential −(α−1)Σlog θ_k tend to −∞ at the faces: the reflecting GMC on the
-    // simplex is then not a valid sampler of θ (DESIGN.md §4.3).
+    // simplex is then not a valid sampler of θ (docs/math.md#singular-potentials-on-the-simplex).
     require(std::isfinite(alpha) && alpha >= 1, fmt::format("alpha: expected a number >= 1, got {}", alpha));
     require(static_cast<std::size_t>(m.size()) == V && std::abs(m.norm() - 1.0) < 1e-8,
             fmt::format("m: expected a unit vector of size {}", V));
@@ -478,7 +478,8 @@ struct SamConditional {
   }
 };
 
-/// A draw from vMF(μ, κ) on S^{n−1} by Wood's (1994) rejection sampler (MATH.md §2.1), for synthetic corpora.
+/// A draw from vMF(μ, κ) on S^{n−1} by Wood's (1994) rejection sampler, for synthetic corpora
+/// (docs/math.md#von-mises-fisher).
 template <class R>
 Eigen::VectorXd vmf_draw(R& rng, const Eigen::VectorXd& mu, double kappa) {
   const Eigen::Index n = mu.size();

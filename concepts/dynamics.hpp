@@ -1,5 +1,6 @@
 #pragma once
-// Dynamics and splitting schemes (DESIGN.md §3, §4.2; Chen, Ding & Carin 2015; Liu, Zhu & Song 2016).
+// Dynamics and splitting schemes (docs/architecture.md; docs/math.md#split-dynamics; Chen, Ding & Carin
+// 2015; Liu, Zhu & Song 2016).
 // Careful with the letters: in these papers A is the geodesic flow, B the friction/thermostat
 // dissipation and O the stochastic gradient kick with injected noise (not Leimkuhler's BAOAB letters).
 #include <concepts>

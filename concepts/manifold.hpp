@@ -1,5 +1,6 @@
 #pragma once
-// The Manifold concept: a manifold embedded in R^N with a known geodesic flow (DESIGN.md §3, §4.3).
+// The Manifold concept: a manifold embedded in R^N with a known geodesic flow (docs/manifolds.md,
+// docs/math.md#manifolds).
 // Points and velocities are Eigen column vectors in embedded coordinates; a matrix manifold (Stiefel)
 // stores its n×p points flattened column-major, so every sampler works on flat vectors and a Product
 // is a concatenation of blocks.

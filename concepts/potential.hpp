@@ -1,5 +1,5 @@
 #pragma once
-// Potentials: U(x) = -log π(x) w.r.t. the Hausdorff measure of the embedded manifold (DESIGN.md §3).
+// Potentials: U(x) = -log π(x) w.r.t. the Hausdorff measure of the embedded manifold (docs/math.md#setting).
 #include <concepts>
 #include <cstdint>
 #include <Eigen/Core>

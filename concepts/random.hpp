@@ -1,6 +1,7 @@
 #pragma once
 // The random engine concepts. Samplers and potentials never own a generator: the driver passes one in,
-// so a chain's whole randomness is one serializable stream (STYLE.md, "the RNG is always a parameter").
+// so a chain's whole randomness is one serializable stream (the RNG is always a parameter; a
+// potential that seeded its own generator would inject the same noise every step).
 #include <concepts>
 #include <cstdint>
 #include <Eigen/Core>

@@ -1,5 +1,6 @@
 #pragma once
-// The Sampler concept: `init` + `step` over a plain state (BlackJAX's base.py; STYLE.md), with every
+// The Sampler concept: `init` + `step` over a plain state (as BlackJAX's base.py; the state is a plain
+// value, so copying it forks a chain), with every
 // step reporting its statistics by name (Stan's sampler parameters: accept_stat__, stepsize__,
 // divergent__, energy__). A sampler declares which statistics it has; the driver records only those.
 #include <concepts>

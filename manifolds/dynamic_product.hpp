@@ -1,5 +1,5 @@
 #pragma once
-// A product of manifolds whose factors are chosen at run time (MATH.md §1.5), for configurations read
+// A product of manifolds whose factors are chosen at run time (docs/math.md#products), for configurations read
 // from JSON: `{"name": "product", "factors": [{"name": "sphere", "n": 3}, {"name": "simplex", "n": 4}]}`
 // (docs/config.md). Each factor is an AnyManifold — a shipped manifold or a user's — and every
 // operation is one indirect call per factor on its block (no allocation for manifolds whose operations

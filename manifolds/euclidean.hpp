@@ -1,5 +1,5 @@
 #pragma once
-// Euclidean space R^n: the flat case of the Manifold interface (DESIGN.md §4.3, first row).
+// Euclidean space R^n: the flat case of the Manifold interface (docs/math.md#euclidean).
 // Λ(x) = I and the geodesic flow is the straight line, so every geodesic sampler run on Euclidean is
 // exactly its flat textbook form (SGGMC → SGHMC, gSGNHT → SGNHT, geodesic SGLD → SGLD).
 #include <algorithm>

@@ -1,5 +1,5 @@
 #pragma once
-// Every shipped manifold (DESIGN.md §4.3): Euclidean, Sphere, Simplex, Stiefel, Product<...>, Power<M>
+// Every shipped manifold (docs/manifolds.md): Euclidean, Sphere, Simplex, Stiefel, Product<...>, Power<M>
 // and the run-time DynamicProduct. Check a new manifold with <sgmcmc/modules/conformance/...>.
 #include <sgmcmc/manifolds/dynamic_product.hpp>
 #include <sgmcmc/manifolds/euclidean.hpp>

@@ -1,5 +1,5 @@
 #pragma once
-// Products of manifolds (DESIGN.md §4.3, MATH.md §1.5): M_1 × … × M_k with the product metric. A point
+// Products of manifolds (docs/math.md#products): M_1 × … × M_k with the product metric. A point
 // is the concatenation of the factors' points; projection and flow act blockwise, with the same t in
 // every block; m = Σ m_i; the Hausdorff measure and the uniform law are the products of the factors'.
 //
@@ -104,7 +104,7 @@ struct Product {
 
 /// M^K: K copies of one manifold, K chosen at run time. Block i is coordinates
 /// [i·N, (i+1)·N) with N = factor.ambient_size(); for Power<Sphere> these are the columns of an n×K
-/// matrix in column-major order, each flowed with its own speed α_k (MATH.md §1.2, products of spheres).
+/// matrix in column-major order, each flowed with its own speed α_k (docs/math.md#sphere, K spheres).
 template <BlockManifold M>
 struct Power {
   using Point = Eigen::VectorXd;

@@ -1,12 +1,13 @@
 #pragma once
-// The probability simplex Δ^{K-1} = {x ∈ R^K : x_i ≥ 0, Σ x_i = 1} (DESIGN.md §4.3, MATH.md §1.3).
+// The probability simplex Δ^{K-1} = {x ∈ R^K : x_i ≥ 0, Σ x_i = 1} (docs/math.md#simplex).
 // A flat manifold with boundary: geodesics are straight lines in the hyperplane Σx = 1, specularly
 // reflected at the faces x_j = 0 (the reflection of SGGMC's public code, changliu00/SG-Geod-MCMC
 // `SGGMC_simplex::GeodFlowUpdate`; wall-hit times as in Neal 2011 §5.1 and Pakman & Paninski 2014).
 //
 // Reflection is exact and right for targets with bounded gradients (uniform, exp(bᵀx), smooth U); for
 // Dirichlet-type potentials, singular at the faces, SG samplers with reflection are biased or blow up
-// (MATH.md §1.3): use GMC, SGRLD (expanded mean) or SCIR there. The reflection count is the diagnostic.
+// (docs/math.md#singular-potentials-on-the-simplex): use GMC, SGRLD (expanded mean) or SCIR there. The
+// reflection count is the diagnostic.
 #include <algorithm>
 #include <atomic>
 #include <cmath>
@@ -46,7 +47,7 @@ struct Simplex {
   Eigen::Index k = 2;  ///< number of coordinates K; the manifold is Δ^{K-1}, of dimension K - 1
   /// After this many reflections in one flow the flow gives up: it reverses v, stops, and counts a guard
   /// event. The count of reflections grows like t‖v‖, so only a huge step or velocity trips it (a
-  /// corner causes at most ⌈π/arccos(1/(K-1))⌉ consecutive zero-time reflections, MATH.md §1.3).
+  /// corner causes at most ⌈π/arccos(1/(K-1))⌉ consecutive zero-time reflections, docs/math.md#simplex).
   std::uint64_t max_reflections = 10000;
 
   Simplex() = default;
@@ -64,7 +65,7 @@ struct Simplex {
     v.array() -= v.mean();
   }
 
-  /// The exact event-driven billiard flow for time t (MATH.md §1.3, `flow_simplex`). Requires x ∈ Δ and
+  /// The exact event-driven billiard flow for time t (docs/math.md#simplex, `flow_simplex`). Requires x ∈ Δ and
   /// Σv = 0. Returns the number of reflections made; a return value above `max_reflections` means the
   /// guard fired (also counted by guard_events()). A negative t runs the flow backwards.
   std::uint64_t flow(Eigen::Ref<Eigen::VectorXd> x, Eigen::Ref<Eigen::VectorXd> v, double t) const {
@@ -100,7 +101,7 @@ struct Simplex {
       remaining -= hit;
       // Specular reflection in the hyperplane about the face normal n_j = e_j - 1/K, |n_j|² = (K-1)/K:
       // v' = v - 2(v·n_j)/|n_j|² n_j, i.e. s = 2(v_j - mean v)/(K-1), v += s·1, v_j -= K s. It keeps Σv,
-      // ‖v‖, and is an involution (MATH.md §1.3; the authors' `swp` line).
+      // ‖v‖, and is an involution (docs/math.md#simplex; the authors' `swp` line).
       const double s = 2.0 * (v[j] - v.mean()) / static_cast<double>(kk - 1);
       v.array() += s;
       v[j] -= static_cast<double>(kk) * s;

@@ -1,5 +1,5 @@
 #pragma once
-// The unit sphere S^{n-1} = {x ∈ R^n : ‖x‖ = 1} with the metric of R^n (DESIGN.md §4.3, MATH.md §1.2).
+// The unit sphere S^{n-1} = {x ∈ R^n : ‖x‖ = 1} with the metric of R^n (docs/math.md#sphere).
 // Geodesics are great circles; the flow is the closed form of Byrne & Girolami (2013, hypersphere
 // section) used by SGGMC (Liu, Zhu & Song 2016), written so that v = 0 is not a 0/0 and with drift control.
 #include <algorithm>
@@ -274,7 +274,7 @@ struct Sphere {
     detail::sphere::dispatch_project(x.data(), v.data(), x.size());
   }
 
-  /// Great-circle flow for time t (MATH.md §1.2), with α = ‖v‖:
+  /// Great-circle flow for time t (docs/math.md#sphere), with α = ‖v‖:
   ///   x(t) = cos(αt) x + (sin(αt)/α) v,   v(t) = -α sin(αt) x + cos(αt) v.
   /// Requires v tangent at x. Returns 0: the sphere has no boundary.
   ///

@@ -1,11 +1,11 @@
 #pragma once
 // The Stiefel manifold V_{n,p} = {X ∈ R^{n×p} : XᵀX = I_p} with the embedded (Frobenius) metric
-// (DESIGN.md §4.3, MATH.md §1.4). A point is stored flattened column-major in a vector of n·p entries,
+// (docs/math.md#stiefel). A point is stored flattened column-major in a vector of n·p entries,
 // like every matrix manifold of the library; `matrix(x)` / `const_matrix(x)` view it as n×p.
 //
 // Geodesic flow: Edelman, Arias & Smith (1998), geodesics of the embedded (Euclidean) metric, the ODE
 // Ẍ + X(ẊᵀẊ) = 0, in the closed form of Byrne & Girolami (2013, Stiefel section) used by SGGMC (Liu, Zhu
-// & Song 2016); MATH.md §1.4. With A = XᵀV (skew) and S = VᵀV,
+// & Song 2016); docs/math.md#stiefel. With A = XᵀV (skew) and S = VᵀV,
 //   [X(t), V(t)] = [X, V] · expm(t [[A, -S], [I, A]]) · blkdiag(expm(-tA), expm(-tA)).
 #include <cmath>
 #include <cstdint>
@@ -44,7 +44,7 @@ struct Stiefel {
   }
 
   /// V <- V - X sym(XᵀV): the orthogonal projector onto T_X = {V : XᵀV skew}; the normal space is
-  /// {XS : S symmetric} (MATH.md §1.4; pymanopt `Stiefel.projection`).
+  /// {XS : S symmetric} (docs/math.md#stiefel; pymanopt `Stiefel.projection`).
   void project(Eigen::Ref<const Eigen::VectorXd> x, Eigen::Ref<Eigen::VectorXd> v) const {
     const auto X = const_matrix(x);
     auto V = matrix(v);
@@ -59,7 +59,7 @@ struct Stiefel {
     auto X = matrix(x);
     auto V = matrix(v);
     // A = XᵀV is skew for tangent V; keep only its skew part so that expm(-tA) is exactly orthogonal even
-    // when V has lost tangency by rounding (MATH.md §1.4).
+    // when V has lost tangency by rounding (docs/math.md#stiefel).
     const Eigen::MatrixXd xtv = X.transpose() * V;
     const Eigen::MatrixXd a = 0.5 * (xtv - xtv.transpose());
     const Eigen::MatrixXd s = V.transpose() * V;
@@ -85,7 +85,7 @@ struct Stiefel {
 
   /// A Haar-uniform point: Z ~ N(0, I_{n×p}), thin QR Z = QR, X = Q·diag(sign(diag R)) (Mezzadri 2007).
   /// Without the sign fix, Householder QR is not uniform: Eigen's (like LAPACK's) Householder vector
-  /// makes R_11 = -sign(Z_11)‖z_1‖, so Q_11 = Z_11/R_11 is always negative (MATH.md §1.4).
+  /// makes R_11 = -sign(Z_11)‖z_1‖, so Q_11 = Z_11/R_11 is always negative (docs/math.md#stiefel).
   template <class R>
   Point random_point(R& rng) const {
     Eigen::MatrixXd z(n, p);
@@ -99,7 +99,7 @@ struct Stiefel {
     return x;
   }
 
-  /// X <- X (XᵀX)^{-1/2}, the polar factor: the closest matrix with orthonormal columns (MATH.md §1.4).
+  /// X <- X (XᵀX)^{-1/2}, the polar factor: the closest matrix with orthonormal columns (docs/math.md#stiefel).
   /// Computed from the p×p eigendecomposition of XᵀX (cheaper than a thin SVD of the n×p matrix).
   void orthonormalize(Eigen::Map<Eigen::MatrixXd> X) const {
     const Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> eig(X.transpose() * X);

@@ -1,8 +1,8 @@
 #pragma once
 // Dirichlet(α) on the probability simplex: U(x) = -Σ (α_i - 1) log x_i. Its force (α_i - 1)/x_i is
 // unbounded at a face whenever α_i ≠ 1, which makes stochastic-gradient samplers with reflection
-// biased or unstable (DESIGN.md §4.3, MATH.md §1.3): sample it with SCIR (exact CIR transition),
-// expanded-mean SGRLD or MH-corrected GMC. `concentration()` is what SCIR uses.
+// biased or unstable (docs/math.md#singular-potentials-on-the-simplex): sample it with SCIR (exact CIR
+// transition), expanded-mean SGRLD or MH-corrected GMC. `concentration()` is what SCIR uses.
 #include <cmath>
 
 #include <Eigen/Core>

@@ -1,6 +1,6 @@
 #pragma once
 // The double well U(θ) = θ⁴ - 2θ² (complete recipe Fig. 2; the SGHMC paper's Fig. 1 writes it
-// -2θ² + θ⁴). Minima at ±1, barrier U(0) = 0; Z = 5.365160 (MATH.md §3.2b), so value() returns the
+// -2θ² + θ⁴). Minima at ±1, barrier U(0) = 0; Z = 5.365160 (docs/math.md#double-well), so value() returns the
 // normalised U + log Z.
 #include <cmath>
 
@@ -9,7 +9,7 @@
 namespace sgmcmc::models {
 
 struct DoubleWell {
-  static constexpr double log_z = 1.6799688585389383;  // log 5.365160 (MATH.md §3.2b)
+  static constexpr double log_z = 1.6799688585389383;  // log 5.365160 (docs/math.md#double-well)
   Eigen::Index dim() const { return 1; }
   void exact_gradient(const Eigen::VectorXd& x, Eigen::VectorXd& g) const {
     const double t = x[0];

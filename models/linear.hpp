@@ -1,5 +1,5 @@
 #pragma once
-// The linear potential U(x) = -⟨b, x⟩ (DESIGN.md §5.1 `linear`): von Mises–Fisher vMF(μ, κ) on the
+// The linear potential U(x) = -⟨b, x⟩ (docs/config.md, target `linear`): von Mises–Fisher vMF(μ, κ) on the
 // sphere with b = κμ, exp(bᵀx) on the simplex, matrix von Mises–Fisher etr(FᵀX) on Stiefel with
 // b = vec(F) (column-major). Its gradient -b is constant, so it exercises reflections and projections.
 #include <Eigen/Core>
@@ -16,7 +16,7 @@ struct Linear {
   double value(const Eigen::VectorXd& x) const { return -b.dot(x); }
 };
 
-/// vMF(μ, κ) on S^{n-1}: U = -κ μᵀx (MATH.md §2.1).
+/// vMF(μ, κ) on S^{n-1}: U = -κ μᵀx (docs/math.md#von-mises-fisher).
 inline Linear von_mises_fisher(const Eigen::VectorXd& mu, double kappa) { return Linear{kappa * mu}; }
 
 /// Matrix vMF on V_{n,p}: U = -tr(FᵀX); F is n×p, points are flattened column-major.

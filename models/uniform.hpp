@@ -1,6 +1,7 @@
 #pragma once
 // The uniform target on a compact manifold: U = 0, density constant w.r.t. the Hausdorff measure
-// (MATH.md §2.2, §2.4, §2.5: uniform sphere, Dirichlet(1), Haar Stiefel). With U = 0 an HMC/GMC
+// (uniform sphere, Dirichlet(1), Haar Stiefel: docs/math.md#uniform-on-the-sphere, #simplex-targets,
+// #stiefel-targets). With U = 0 an HMC/GMC
 // trajectory is pure geodesic flow and every proposal is accepted, so sampling it checks that the
 // manifold's flow preserves its uniform law (the conformance kit's statistical law).
 // value() is 0, not the normalised log volume: only differences of U matter to the samplers.

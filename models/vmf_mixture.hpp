@@ -1,6 +1,6 @@
 #pragma once
 // A mixture of von Mises–Fisher densities on S^{n-1}: U(x) = -log Σ_k w_k exp(κ_k μ_kᵀx)
-// (DESIGN.md §5.1 `vmf_mixture`; the SGGMC paper's Fig. 3 circle target is w = (1, 2), κ = 5,
+// (docs/config.md, target `vmf_mixture`; the SGGMC paper's Fig. 3 circle target is w = (1, 2), κ = 5,
 // μ₂ = -μ₁). Evaluated with log-sum-exp; ∇U = -Σ_k r_k κ_k μ_k with responsibilities r_k.
 // The weights multiply exp(κ_k μ_kᵀx) directly, as the SGGMC paper writes the target (so they are
 // not the mixture's component probabilities unless all κ_k are equal).

@@ -46,7 +46,7 @@ concept TargetWithState = PotentialWithAfterStep<P, random::Stream> &&
 class AnyTarget {
  public:
   AnyTarget() = default;
-  /// Wraps a copy of `p`, adding N(0, grad_noise² I) to its stochastic gradient (DESIGN.md §5.1).
+  /// Wraps a copy of `p`, adding N(0, grad_noise² I) to its stochastic gradient (docs/config.md, `target`).
   template <Potential P>
     requires(!std::same_as<std::decay_t<P>, AnyTarget>)
   explicit AnyTarget(P p, double grad_noise = 0.0)

@@ -1,6 +1,6 @@
 #pragma once
-// The `metric` of a Riemannian sampler in a run config (DESIGN.md §5.1): chosen at run time, held in a
-// std::variant so sgrld/sgrhmc are instantiated once for all metrics.
+// The `metric` of a Riemannian sampler in a run config (docs/config.md, `metric`): chosen at run time, held
+// in a std::variant so sgrld/sgrhmc are instantiated once for all metrics.
 #include <string>
 #include <variant>
 

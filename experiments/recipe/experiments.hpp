@@ -44,7 +44,7 @@ using json = nlohmann::json;
 using Eigen::MatrixXd;
 using Eigen::VectorXd;
 
-/// U = θ²/2, normalised (value includes log sqrt(2π)), as the level-set metric needs (DESIGN.md §4.1).
+/// U = θ²/2, normalised (value includes log sqrt(2π)), as the level-set metric needs (docs/math.md#gsgrhmc).
 struct Quadratic1 {
   static constexpr double log_z = 0.91893853320467274;
   Eigen::Index dim() const { return 1; }
@@ -53,7 +53,7 @@ struct Quadratic1 {
   double value(const VectorXd& x) const { return 0.5 * x[0] * x[0] + log_z; }
 };
 
-/// KL(P̂ ‖ P) = Σ P̂_k log(P̂_k / P_k) over bins with overflow (MATH.md §3.1).
+/// KL(P̂ ‖ P) = Σ P̂_k log(P̂_k / P_k) over bins with overflow (docs/math.md#histogram-tests).
 inline double kl_divergence(const std::vector<double>& freq, const std::vector<double>& p) {
   double kl = 0;
   for (std::size_t k = 0; k < p.size(); ++k)
@@ -127,7 +127,7 @@ json fig2_left_target(const std::string& name, const Target& base, double lo, do
     m["kl"] = kl;
     m["final_kl"] = kl.back();
     m["ess"] = ess;
-    m["null_kl"] = (b_eff - 1) / (2.0 * ess);  // E[KL] of ess i.i.d. draws (G-test, MATH.md §3.1)
+    m["null_kl"] = (b_eff - 1) / (2.0 * ess);  // E[KL] of ess i.i.d. draws (G-test, docs/math.md)
     m["null_kl_sd"] = std::sqrt(2.0 * (b_eff - 1)) / (2.0 * ess);
     VectorXd sq(static_cast<Eigen::Index>(x.size()));
     for (std::size_t i = 0; i < x.size(); ++i) sq[static_cast<Eigen::Index>(i)] = x[i] * x[i];
@@ -184,12 +184,13 @@ inline json fig2_right(long steps, long keep_every, double h, std::uint64_t seed
   run("SGLD", sgld::Sampler<Euclidean>{Euclidean(2), sched, 0.0}, 0);
   run("SGHMC", sghmc::Sampler<Euclidean>{{Euclidean(2), sghmc::Friction(3.0), 0.0}, splitting::euler, sched}, 1);
   run("gSGRHMC", sgrhmc::Sampler<recipe::metric::LevelSet>{{1.5, 0.5}, sched}, 2);
-  out["exact_mean_theta1_sq"] = 1.068815;  // MATH.md §3.2c
+  out["exact_mean_theta1_sq"] = 1.068815;  // docs/math.md#banana
   return out;
 }
 
 // ---------------------------------------------------------------------------------------------------
-// SGHMC paper Fig. 1: U = -2θ² + θ⁴, ∇Ũ = ∇U + N(0, 4), h = 0.1, 50 steps per sample (MATH.md §3.2).
+// SGHMC paper Fig. 1: U = -2θ² + θ⁴, ∇Ũ = ∇U + N(0, 4), h = 0.1, 50 steps per sample
+// (docs/math.md#double-well).
 inline json sghmc_fig1(long samples, std::uint64_t seed) {
   const models::WithGradientNoise<models::DoubleWell> U{{}, 2.0};
   const auto P = testing::bin_probabilities([](double t) { return t * t * t * t - 2 * t * t; }, -2.5, 2.5, 50, 4.0);

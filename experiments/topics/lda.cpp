@@ -1,5 +1,5 @@
 // Online LDA on the SpamAssassin "three different groups" set (in place of the complete recipe's
-// 20News-different; shared/DATA.md), all SpamAssassin mails, or the pooled corpora (all mails, Brown
+// 20News-different; docs/data.md), all SpamAssassin mails, or the pooled corpora (all mails, Brown
 // paragraphs, KJV chapters; in place of Wikipedia): held-out perplexity against documents processed for SGRLD
 // (expanded mean, Fisher metric), SGLD, SGHMC and SGRHMC (Fisher metric, complete recipe §3.3), each at a
 // small grid of step sizes (the papers tune each sampler), K = 50 topics, minibatches of 50 documents

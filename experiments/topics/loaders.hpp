@@ -1,5 +1,5 @@
 #pragma once
-// Corpus loaders for the topic-model experiments (shared/DATA.md): SpamAssassin mails (raw RFC-822:
+// Corpus loaders for the topic-model experiments (docs/data.md): SpamAssassin mails (raw RFC-822:
 // body after the first blank line, base64 MIME parts skipped, quoted-printable soft breaks undone,
 // HTML tags and entities stripped), the Brown corpus (`word/TAG` tokens) and the King James Bible
 // (`bible -l100000` output, one chapter a document). Every file is read, tokenised and dropped:
@@ -266,7 +266,7 @@ inline std::vector<RawDocument> load_spam_assassin(const std::filesystem::path& 
   return docs;
 }
 
-/// The three-groups SpamAssassin set (in place of 20News-different; shared/DATA.md).
+/// The three-groups SpamAssassin set (in place of 20News-different; docs/data.md).
 inline std::vector<RawDocument> load_spam_three_groups(const std::filesystem::path& root, TextReport& report) {
   return load_spam_assassin(root, {"easy-ham-1", "easy-ham-2", "hard-ham-1"},
                             {"fork.xent.com", "ilug.linux.ie", "rpm-zzzlist.freshrpms.net"}, report);
@@ -346,7 +346,7 @@ inline std::vector<RawDocument> load_brown(const std::filesystem::path& root, bo
   return docs;
 }
 
-/// The King James Bible as written by `bible -l100000 gen1:1-rev22:21` (shared/DATA.md): a header line
+/// The King James Bible as written by `bible -l100000 gen1:1-rev22:21` (docs/data.md): a header line
 /// per chapter ("Genesis 1", "1 Samuel 3", "Song of Solomon 2": not indented, ending in the chapter
 /// number), then indented verse lines "  1 In the beginning ...". Lines that open with a reference
 /// "Gen1:1 ..." (the program's other layout) start their chapter too. Each chapter is one document; the

@@ -2,7 +2,7 @@
 // §5.3 / Fig. 5): held-out log-perplexity against wall-clock seconds and against documents processed
 // for SGGMC and gSGNHT (minibatch 50 and full batch) and the GMC baselines GMC-bGibbs and GMC-apprMH.
 // 20News-different is replaced by the SpamAssassin "three different groups" set, Wikipedia by all
-// SpamAssassin mails (shared/DATA.md: neither 20 Newsgroups nor Wikipedia is available here).
+// SpamAssassin mails (docs/data.md: neither 20 Newsgroups nor Wikipedia is available here).
 //
 // Pipeline: mails → tokens → top-V vocabulary of the training documents → tf-idf rows with unit norm
 // (points of S^{V−1}; idf fitted on the training documents). Seeded 80/20 train/test split; step sizes are

@@ -1,5 +1,5 @@
 #pragma once
-// The corpora of the topic-model experiments (shared/DATA.md; in place of 20 Newsgroups and Wikipedia):
+// The corpora of the topic-model experiments (docs/data.md; in place of 20 Newsgroups and Wikipedia):
 // load a named set, split it 80/20 with a fixed seed, fit the top-V vocabulary on the training documents
 // and build both corpora, counting what was dropped. One preparation for lda.cpp and sam.cpp, so their
 // documents, split and vocabulary are the same.

@@ -132,8 +132,8 @@ Dataset<double> load_features_and_label(const std::filesystem::path& path, Label
 }
 }  // namespace detail
 
-/// The logistic target's CSV (DESIGN.md §5.1): one example a row, the features then a 0/1 label in the
-/// last column, a header row allowed.
+/// The logistic target's CSV (docs/config.md, `target`): one example a row, the features then a 0/1 label
+/// in the last column, a header row allowed.
 inline Dataset<double> load_labelled_csv(const std::filesystem::path& path) {
   return detail::load_features_and_label(path, [](double l) { return l == 0.0 || l == 1.0; }, "a 0/1 label");
 }

@@ -1,5 +1,6 @@
 #pragma once
-// The von Mises–Fisher normaliser on S^{V-1} for large V and κ (MATH.md §2.1; Mardia & Jupp 2000):
+// The von Mises–Fisher normaliser on S^{V-1} for large V and κ (Mardia & Jupp 2000;
+// docs/math.md#von-mises-fisher):
 //   log C_V(κ) = (V/2 − 1) log κ − (V/2) log 2π − log I_{V/2−1}(κ),
 //   d/dκ log C_V(κ) = −A_V(κ),  A_V(κ) = I_{V/2}(κ) / I_{V/2−1}(κ).
 // The spherical admixture model (Reisinger et al. 2010; Liu, Zhu & Song 2016 §4 and appendix) needs
@@ -121,7 +122,8 @@ inline double log_bessel_i(double nu, double kappa) {
   return log_i;
 }
 
-/// log C_V(κ), the log normaliser of vMF(μ, κ) on S^{V−1} w.r.t. surface measure (MATH.md §2.1); κ > 0.
+/// log C_V(κ), the log normaliser of vMF(μ, κ) on S^{V−1} w.r.t. surface measure; κ > 0
+/// (docs/math.md#von-mises-fisher).
 inline double log_vmf_normalizer(double V, double kappa) {
   if (!(V >= 2)) throw Error(fmt::format("log_vmf_normalizer: dimension V must be >= 2, got {}", V));
   if (!(kappa > 0) || !std::isfinite(kappa))

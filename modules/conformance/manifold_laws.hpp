@@ -6,7 +6,7 @@
 // into doctest CHECKs.
 //
 // `manifold_laws(m, seed)` — deterministic laws, each on several random points at a zero, a tiny
-// (1e-9), a random and a fast tangent (MATH.md §2.0(d)):
+// (1e-9), a random and a fast tangent (docs/math.md#checks-for-any-target, d):
 //   random points lie on M; 0 ≤ m ≤ N; the projection Λ(x) is idempotent, orthogonal (⟨v - Λv, Λw⟩ = 0),
 //   symmetric (⟨Λv, w⟩ = ⟨v, Λw⟩) and has rank m (trace Λ = intrinsic_dim); flow(0) is the identity;
 //   the flow keeps x on M and v tangent, conserves ‖v‖, is a one-parameter group
@@ -114,7 +114,7 @@ struct UniformLawOptions {
   int leapfrog_steps = 10;
   double step_size = 0.1;       ///< trajectory length leapfrog_steps·step_size
   int reference = 20000;        ///< i.i.d. random_point draws
-  int batches = 50;             ///< batch means for the chain's standard errors (MATH.md §2.0(e))
+  int batches = 50;             ///< batch means for the chain's SEs (docs/math.md#checks-for-any-target, e)
   double z = 5.0;               ///< allowed |difference| in standard errors
   Eigen::Index max_coordinates = 32;  ///< second moments use at most this many (evenly spaced) coordinates
   double min_acceptance = 0.999;      ///< U = 0 and ‖v‖ conserved: every proposal should be accepted
@@ -376,7 +376,7 @@ Report uniform_law(const M& m, std::uint64_t seed, const UniformLawOptions& opti
   const Vec ref_se = ((sumsq / nref - ref_mean.cwiseAbs2()).cwiseMax(0.0) * (1.0 / (nref - 1))).cwiseSqrt();
 
   // The GMC chain from an exact (random_point) start, so the check is of invariance, not of mixing
-  // (MATH.md §2.0(c)); batch means for the standard errors (MATH.md §2.0(e)).
+  // (docs/math.md#checks-for-any-target, c); batch means for the standard errors (ibid., e).
   random::Stream rng(seed, 0);
   const hmc::Sampler<M> sampler{m, schedule::StepSize::constant(options.step_size), options.leapfrog_steps};
   const models::Uniform uniform;

@@ -2,7 +2,7 @@
 // Riemannian metrics G(θ) for SGRLD and (g)SGRHMC (Patterson & Teh 2013; Ma, Chen & Fox 2015 §3.3).
 // A metric evaluates, at θ, the inverse metric G⁻¹, its symmetric square root G^{-1/2}, and their row
 // divergences (∇·G⁻¹)_i = Σ_j ∂_j (G⁻¹)_ij and (∇·G^{-1/2})_i = Σ_j ∂_j (G^{-1/2})_ij — the recipe's Γ
-// for SGRLD (D = G⁻¹) and for gSGRHMC (Q_rθ = G^{-1/2}, DESIGN.md §4.1 table).
+// for SGRLD (D = G⁻¹) and for gSGRHMC (Q_rθ = G^{-1/2}, docs/math.md#the-samplers-as-h-d-q).
 //
 // The metric must be a deterministic function of θ: it is part of the process's D(z), Q(z), and a
 // minibatch-estimated metric would change Γ's meaning. The level-set metric therefore uses the exact
@@ -37,8 +37,8 @@ struct Value {
 /// G(θ)⁻¹ = scale·sqrt(|U(θ) + offset|)·I, the complete recipe's synthetic-experiment metric (Fig. 2
 /// left, with scale 1.5 and offset 0.5). U must be the *normalised* negative log density (log Z
 /// included, as models' `value` returns it) so that U + offset > 0; where U + offset vanishes the
-/// metric is singular and Γ ∝ |U + offset|^{-3/4} blows up (DESIGN.md §4.1, MATH.md §4.2). So a state
-/// with |U + offset| < min_level is an error naming metric.offset.
+/// metric is singular and Γ ∝ |U + offset|^{-3/4} blows up (docs/math.md#gsgrhmc and
+/// #gsgrhmc-in-one-dimension). So a state with |U + offset| < min_level is an error naming metric.offset.
 struct LevelSet {
   double scale = 1.5;
   double offset = 0.5;

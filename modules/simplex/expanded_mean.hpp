@@ -1,7 +1,7 @@
 #pragma once
 // The expanded-mean parametrisation of the probability simplex (Patterson & Teh 2013 §3; complete recipe,
-// Ma, Chen & Fox 2015 §4.2 and App. F.2; MATH.md §4.3): the one place its pieces are written. The
-// samplers that run on it are samplers/sgrld.hpp (`ExpandedMean`), samplers/scir.hpp and
+// Ma, Chen & Fox 2015 §4.2 and App. F.2; docs/math.md#expanded-mean-sgrld): the one place its pieces are
+// written. The samplers that run on it are samplers/sgrld.hpp (`ExpandedMean`), samplers/scir.hpp and
 // samplers/expanded_mean.hpp (K×W rows, online LDA's samplers); models supply only the potential side.
 //
 // A point π of Δ^{K-1} is represented by θ ∈ (0, ∞)^K with π = θ/S, S = Σ_k θ_k. With θ_k ~ Gamma(β_k, 1)
@@ -26,7 +26,7 @@
 //     n_kw, n_k· (LDA: the minibatch's Gibbs-expected topic-word counts scaled by D/|B|, Patterson & Teh
 //     Eq. 10 = the complete recipe's Eq. S.29 with S.30's Gibbs conditionals). Then
 //       ∂ log p/∂θ_kw = (β − 1)/θ_kw − 1 + n_kw/θ_kw − n_k·/θ_k·                   (`log_density_gradient`, S.29)
-//       θ_kw ∂ log p/∂θ_kw + Γ_kw = β − θ_kw + n_kw − π_kw n_k·                  (`langevin_drift`, MATH.md §4.3)
+//       θ_kw ∂ log p/∂θ_kw + Γ_kw = β − θ_kw + n_kw − π_kw n_k·                  (`langevin_drift`)
 //     and for the Riemannian HMC of complete recipe §3.3 with the same metric (G^{-1/2} = diag √θ,
 //     Γ_r = ∂√θ/∂θ = 1/(2√θ)) the momentum force −G^{-1/2}∇U + Γ_r                 (`hamiltonian_force`)
 //       (β − 1 + n_kw − θ_kw − π_kw n_k·)/√θ_kw + 1/(2√θ_kw).
@@ -142,7 +142,8 @@ inline double log_density_gradient(double beta, double theta, double nkw, double
   return (beta - 1.0) / theta - 1.0 + nkw / theta - nk / row_sum;
 }
 
-/// θ ∂log p/∂θ + Γ with D = diag θ, Γ = 1: β − θ + n_kw − π_kw n_k· (MATH.md §4.3; Patterson & Teh's drift).
+/// θ ∂log p/∂θ + Γ with D = diag θ, Γ = 1: β − θ + n_kw − π_kw n_k· (Patterson & Teh's drift;
+/// docs/math.md#expanded-mean-sgrld).
 inline double langevin_drift(double beta, double theta, double nkw, double pi, double nk) {
   return beta - theta + nkw - pi * nk;
 }

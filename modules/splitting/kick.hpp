@@ -1,5 +1,5 @@
 #pragma once
-// The shared O sub-step (DESIGN.md §4.2): v <- v + Λ(x)[-t ∇Ũ(x) + N(0, σ²)], σ² = 2Ct - V̂t².
+// The shared O sub-step (docs/math.md#split-dynamics): v <- v + Λ(x)[-t ∇Ũ(x) + N(0, σ²)], σ² = 2Ct - V̂t².
 // Adding before projecting is exact: v is already tangent and Λ(x) is a linear projector, and the
 // projection also removes any rounding drift of v off the tangent space. The scalar kick is one chunk
 // kick (BOBKick), run alone by O and inside the manifold's fused sweep by kick_sweep (ABOBA's B·O·B·A:

@@ -1,5 +1,5 @@
 #pragma once
-// The splitting schemes, as data (DESIGN.md §4.2). One skeleton (step.hpp) runs any of them.
+// The splitting schemes, as data (docs/math.md#split-dynamics). One skeleton (step.hpp) runs any of them.
 #include <array>
 #include <span>
 #include <string>

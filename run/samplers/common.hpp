@@ -84,7 +84,8 @@ inline NoiseEstimate read_noise_estimate(Fields& f, json& out, const TargetChoic
 }
 
 /// Potentials singular at the simplex faces break stochastic-gradient samplers with reflection
-/// (DESIGN.md §4.3: SGGMC on Dirichlet(2,3,5) gives mean (0.244, 0.310, 0.446) for (0.2, 0.3, 0.5)).
+/// (docs/math.md#singular-potentials-on-the-simplex: SGGMC on Dirichlet(2,3,5) gives mean
+/// (0.244, 0.310, 0.446) for (0.2, 0.3, 0.5)).
 inline void refuse_singular_dirichlet(Fields& f, const TargetChoice& target) {
   if (target.target.singular_at_faces())
     fail(f.at("name"), fmt::format("'{}' on a Dirichlet target with some alpha_i != 1: its force (alpha_i - 1)/x_i is "

@@ -2,7 +2,7 @@
 // What every target entry (run/registry.hpp) shares: the fields every target accepts (`grad_noise`;
 // `gibbs_every`, which only targets with prior precisions take), the checks against the manifold
 // section parsed before it (its kind, its dimension, or no dimension yet), and the wrapping of a model
-// into the run layer's AnyTarget with the section's resolved record (DESIGN.md §5.1, docs/config.md).
+// into the run layer's AnyTarget with the section's resolved record (docs/config.md).
 #include <cstdint>
 #include <optional>
 #include <string>

@@ -1,7 +1,8 @@
 #pragma once
 // The `dirichlet` target: Dirichlet(α) on a simplex (models/dirichlet.hpp), U = −Σ (α_i − 1) log x_i.
 // Its concentration α is what SCIR's exact CIR transition uses (AnyTarget's DirichletType); with some
-// α_i ≠ 1 its force is unbounded at the faces (DESIGN.md §4.3), which the sampler entries check.
+// α_i ≠ 1 its force is unbounded at the faces (docs/math.md#singular-potentials-on-the-simplex), which the
+// sampler entries check.
 #include <string>
 
 #include <sgmcmc/models/dirichlet.hpp>

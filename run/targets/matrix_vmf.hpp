@@ -1,7 +1,7 @@
 #pragma once
 // The `matrix_vmf` target: the matrix von Mises–Fisher law etr(FᵀX) on Stiefel V_{n,p}
-// (models/linear.hpp: U = −tr(FᵀX), a linear potential in X flattened column-major; MATH.md §2.5).
-// F is n×p, the manifold section's rows and columns.
+// (models/linear.hpp: U = −tr(FᵀX), a linear potential in X flattened column-major;
+// docs/math.md#stiefel-targets). F is n×p, the manifold section's rows and columns.
 #include <string>
 
 #include <fmt/format.h>

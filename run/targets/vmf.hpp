@@ -1,6 +1,6 @@
 #pragma once
 // The von Mises–Fisher targets on a sphere S^{n−1} (the manifold gives n):
-//   `vmf`: vMF(μ, κ), U = −κμᵀx (models/linear.hpp, MATH.md §2.1);
+//   `vmf`: vMF(μ, κ), U = −κμᵀx (models/linear.hpp, docs/math.md#von-mises-fisher);
 //   `vmf_mixture`: U = −log Σ_k w_k exp(κ_k μ_kᵀx) (models/vmf_mixture.hpp; the SGGMC paper's Fig. 3
 //   circle target is w = (1, 2), κ = 5, μ₂ = −μ₁), the weights multiplying exp(κ_k μ_kᵀx) as the
 //   paper writes it.

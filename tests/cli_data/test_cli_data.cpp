@@ -1,4 +1,4 @@
-// The `logistic` target in run configs (DESIGN.md §5.1), driven through sgmcmc::run::run / resume as
+// The `logistic` target in run configs (docs/config.md), driven through sgmcmc::run::run / resume as
 // the CLI does: a CSV written by the test, defaults resolved, resume bit-for-bit (the same batches),
 // and errors naming the JSON path and the file.
 #include <doctest/doctest.h>

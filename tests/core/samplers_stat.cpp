@@ -36,7 +36,7 @@ models::WithGradientNoise<models::Gaussian> noisy_gaussian(double sigma) {
 }
 
 // One step of a split scheme on this target is affine in (x - μ, v): z <- M z + ε, ε ~ N(0, S).
-// Built here from DESIGN.md §4.2 independently of the library's code.
+// Built here from docs/math.md#split-dynamics independently of the library's code.
 struct Affine {
   MatrixXd M, S;
 };
@@ -129,7 +129,7 @@ TEST_CASE("each scheme's empirical covariance matches its exact discrete station
 
 TEST_CASE("weak order: ABOBA's stationary bias shrinks like h², Euler's like h") {
   // 64 independent double wells U = Σ θ_i⁴ - 2θ_i² (exact gradients), SGHMC with C = 1. Test functions:
-  // the configurational θ² (E = 0.832745, MATH.md §3.2b) and the kinetic temperature v² (E = 1).
+  // the configurational θ² (E = 0.832745, docs/math.md#double-well) and the kinetic temperature v² (E = 1).
   // The fitted log-log slope must be 2 for ABOBA (both functions) and 1 for Euler (v²; Euler's
   // configurational averages happen to be second order here — symplectic Euler's superconvergence —
   // so θ² cannot show its first order). Tolerance: 4 SEs of the slope (propagated from the batch-means
@@ -208,10 +208,10 @@ TEST_CASE("every sampler reproduces the mean and covariance of the ρ = 0.9 Gaus
 
 TEST_CASE("SGHMC paper Fig. 1: SGHMC and HMC match the double well; naive stochastic-gradient HMC does not") {
   // U = -2θ² + θ⁴ with gradient noise N(0, 4), h = 0.1, 50 steps per draw, as Chen, Fox & Guestrin
-  // (2014) Fig. 1 (MATH.md §3.2). SGHMC: Euler scheme (their Alg. 2), C = 3, B̂ = V̂h/2 with V̂ = 4.
+  // (2014) Fig. 1 (docs/math.md). SGHMC: Euler scheme (their Alg. 2), C = 3, B̂ = V̂h/2 with V̂ = 4.
   // Histogram on 0.1-bins over [-2.5, 2.5] plus overflow; exact bin masses by quadrature.
   // "Matches": TV below the i.i.d. null level at the measured ESS + 5 null sds + 0.005 for SGHMC's
-  // O(h) bias (MATH.md §3.1: a port of the authors' code gave TV 0.0122 against a null of 0.0083).
+  // O(h) bias (docs/math.md: a port of the authors' code gave TV 0.0122 against a null of 0.0083).
   // "Does not match": TV above the null + 20 null sds. Catches: a missing friction or noise
   // correction (SGHMC would look like the naive sampler), a broken MH test in HMC.
   const auto P = testing::bin_probabilities([](double t) { return t * t * t * t - 2 * t * t; }, -2.5, 2.5, 50, 4.0);

@@ -133,7 +133,7 @@ TEST_CASE("the Euler scheme needs a dynamics with a first-order friction") {
                        doctest::Contains("B_explicit"), Error);
 }
 
-TEST_CASE("SGHMC sub-steps A, B, B_explicit, O do exactly DESIGN.md §4.2") {
+TEST_CASE("SGHMC sub-steps A, B, B_explicit, O do exactly docs/math.md#split-dynamics") {
   // Catches: a sign error in the kick, friction applied as exp(+Ct), a missing sqrt(2Ct - V̂t²), a
   // noise estimate subtracted with the wrong power of t.
   const double C = 1.5, V = 0.8, t = 0.1;

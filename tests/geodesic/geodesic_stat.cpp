@@ -1,13 +1,13 @@
 // Statistical tests of the geodesic samplers (issue #5): SGGMC (sghmc::Sampler<M>), gSGNHT
 // (sgnht::Sampler<M>), geodesic SGLD (sgld::Sampler<M>) and GMC (hmc::Sampler<M>, exact gradient + MH)
 // on the sphere, the simplex and the Stiefel manifold, and SCIR on Dirichlet targets, against the exact
-// values of MATH.md §2. Fixed seeds.
+// values of docs/math.md (its sphere, simplex and Stiefel targets). Fixed seeds.
 //
 // Tolerances. Every check is |estimate - exact| < z·SE + allowance with z = 4.5 (a chance failure
-// ~7e-6 per check) and SE from batch means (50 batches of one long chain, MATH.md §2.0e) or from
+// ~7e-6 per check) and SE from batch means (50 batches of one long chain, docs/math.md) or from
 // independent chains. The discretisation allowance is derived, not tuned: each stochastic-gradient
 // sampler is also run at twice the step size, and since its bias is b(h) = c·h^q + O(h^{q+1}) (q = 2 for
-// the ABOBA samplers SGGMC and gSGNHT, q = 1 for SGLD, MATH.md §0), the allowance at h is
+// the ABOBA samplers SGGMC and gSGNHT, q = 1 for SGLD, docs/math.md#split-dynamics), the allowance at h is
 // (|b̂(2h)| + z·SE(2h)) / 2^q. A sampler of lower order than claimed fails this (its bias at h would be
 // b(2h)/2, not b(2h)/4). GMC and SCIR are exact: allowance 0.
 #include <doctest/doctest.h>
@@ -47,7 +47,7 @@ namespace {
 
 constexpr double kZ = 4.5;
 
-/// A_n(κ) = I_{n/2}(κ) / I_{n/2-1}(κ): E[μᵀx] under vMF(μ, κ) on S^{n-1} (MATH.md §2.1).
+/// A_n(κ) = I_{n/2}(κ) / I_{n/2-1}(κ): E[μᵀx] under vMF(μ, κ) on S^{n-1} (docs/math.md#von-mises-fisher).
 double bessel_ratio(int n, double kappa) {
   return std::cyl_bessel_i(0.5 * n, kappa) / std::cyl_bessel_i(0.5 * n - 1.0, kappa);
 }
@@ -127,7 +127,7 @@ Verdict check_sampler(const std::string& what, const Make& make, double h, int o
 
 VectorXd unit(VectorXd v) { return v / v.norm(); }
 
-// vMF(μ, κ) on S^{n-1}: f(x) = (μᵀx, (μᵀx)²), exact (A, 1 - (n-1)A/κ) (MATH.md §2.1).
+// vMF(μ, κ) on S^{n-1}: f(x) = (μᵀx, (μᵀx)²), exact (A, 1 - (n-1)A/κ) (docs/math.md#von-mises-fisher).
 struct VmfCase {
   int n;
   double kappa;
@@ -146,7 +146,7 @@ struct VmfCase {
 };
 
 // Tilted uniform exp(bᵀx) on Δ², b = (0, 1, 3). Exact moments by 2-D quadrature of the Lebesgue density
-// on (x₁, x₂) (the Hausdorff factor √3 cancels), checked against MATH.md §2.4's E[x].
+// on (x₁, x₂) (the Hausdorff factor √3 cancels), checked against the E[x] of docs/math.md#simplex-targets.
 const VectorXd kTilt{{0.0, 1.0, 3.0}};
 template <class G>
 double triangle_integral(const G& g) {  // ∫∫_{x₁,x₂ ≥ 0, x₁+x₂ ≤ 1} g(x) dx₁dx₂, Duffy map + Simpson
@@ -199,7 +199,7 @@ TEST_CASE("vMF on S^2 and S^9: E[μᵀx] = A_n(κ) and E[(μᵀx)²] for SGGMC, 
   // renormalisation turns it into a bias towards μ), a wrong geodesic flow (not measure-preserving),
   // a kick of the wrong sign (E[μᵀx] < 0), a wrong noise variance (tempered κ), a wrong thermostat
   // dimension (gSGNHT at A_n(κ(n-1)/n)), a first-order bias in a sampler that claims second order.
-  // The reference values are the table of MATH.md §2.1: A_3(2) = 0.537315, A_10(5) = 0.422450.
+  // The reference values are the table of docs/math.md#von-mises-fisher: A_3(2) = 0.537315, A_10(5) = 0.422450.
   CHECK(bessel_ratio(3, 2) == doctest::Approx(0.537315).epsilon(1e-6));
   CHECK(bessel_ratio(10, 5) == doctest::Approx(0.422450).epsilon(1e-6));
   std::uint64_t seed = 1;
@@ -224,11 +224,11 @@ TEST_CASE("vMF on S^2 and S^9: E[μᵀx] = A_n(κ) and E[(μᵀx)²] for SGGMC, 
   }
 }
 
-TEST_CASE("geodesic SGLD is first order on vMF(n = 10, κ = 5): bias ≈ -0.008 at h = 0.01 (MATH.md §0)") {
+TEST_CASE("geodesic SGLD is first order on vMF(n = 10, κ = 5): bias ≈ -0.008 at h = 0.01 (docs/math.md)") {
   // Catches: an SGLD whose bias is not O(h) (a missing sqrt(2h), noise not projected, a retraction
-  // instead of the exponential map would change the constant), and confirms MATH.md's table. The bias
+  // instead of the exponential map would change the constant), and confirms the table in docs/math.md. The bias
   // ratio b(2h)/b(h) must be 2 (first order) within its propagated SE plus 0.3 for the O(h²) term
-  // (MATH.md's table: -0.017/-0.008 = 2.1, -0.035/-0.017 = 2.06).
+  // (that table: -0.017/-0.008 = 2.1, -0.035/-0.017 = 2.06).
   const VmfCase c{10, 5.0, unit(VectorXd::LinSpaced(10, 1.0, -2.0))};
   const Sphere M(10);
   auto f = c.functional();
@@ -241,9 +241,9 @@ TEST_CASE("geodesic SGLD is first order on vMF(n = 10, κ = 5): bias ≈ -0.008 
   };
   const auto b1 = bias(0.01, 77), b2 = bias(0.02, 78);
   MESSAGE("SGLD bias on E[μᵀx]: h = 0.01: ", b1.mean, " ± ", b1.se, ", h = 0.02: ", b2.mean, " ± ", b2.se,
-          " (MATH.md: -0.008, -0.017)");
+          " (docs/math.md: -0.008, -0.017)");
   CHECK(b1.mean < -kZ * b1.se);  // resolved and negative
-  // MATH.md's -0.008 (quoted to 1e-3, so ±0.0005 of rounding) within our z·SE.
+  // The table's -0.008 (quoted to 1e-3, so ±0.0005 of rounding) within our z·SE.
   CHECK(std::abs(b1.mean - -0.008) < kZ * b1.se + 0.0005);
   const double ratio = b2.mean / b1.mean;
   const double ratio_se = std::abs(ratio) * std::hypot(b1.se / b1.mean, b2.se / b2.mean);
@@ -254,7 +254,7 @@ TEST_CASE("tilted exp(bᵀx) on the simplex Δ², b = (0, 1, 3): E[x] and E[x²]
   // Catches: a wrong reflection (not specular, or not preserving Σv = 0 / ‖v‖, which biases the mass
   // near the faces), a projection that is not v - mean(v), a missing snap at a face, the kick's sign.
   const TiltedMoments tm = tilted_moments();
-  CHECK(tm.mean[0] == doctest::Approx(0.230211).epsilon(2e-6));  // MATH.md §2.4
+  CHECK(tm.mean[0] == doctest::Approx(0.230211).epsilon(2e-6));  // docs/math.md#simplex-targets
   CHECK(tm.mean[1] == doctest::Approx(0.284648).epsilon(2e-6));
   CHECK(tm.mean[2] == doctest::Approx(0.485141).epsilon(2e-6));
   VectorXd exact(6);
@@ -279,7 +279,7 @@ TEST_CASE("tilted exp(bᵀx) on the simplex Δ², b = (0, 1, 3): E[x] and E[x²]
   check_sampler("GMC simplex", gmc, 0.15, 0, U, x0, 100, 100'000, f, exact, 14);
 }
 
-TEST_CASE("Stiefel V_{5,3}: uniform E[XXᵀ] = (3/5)I, and the rank-1 matrix vMF of MATH.md §2.5") {
+TEST_CASE("Stiefel V_{5,3}: uniform E[XXᵀ] = (3/5)I, and the rank-1 matrix vMF of docs/math.md") {
   // Catches: a projection that is not V - X sym(XᵀV) (the symmetric part left in pushes X off V_{n,p}
   // and the polar step turns it into bias), a Stiefel flow with a wrong block (not measure-preserving:
   // E[XXᵀ] ≠ (p/n)I), a coupling between columns that ignores orthogonality (rank-1 vMF: the columns
@@ -349,7 +349,7 @@ TEST_CASE("Stiefel V_{5,3}: uniform E[XXᵀ] = (3/5)I, and the rank-1 matrix vMF
 
 // ====================================================================== 2. Stein identities
 
-TEST_CASE("Stein identities (MATH.md §2.0b) on a vMF mixture on S^2 and a full-rank matrix vMF on V_{5,3}") {
+TEST_CASE("Stein identities (docs/math.md) on a vMF mixture on S^2 and a full-rank matrix vMF on V_{5,3}") {
   // E[Λ(x)∇U(x)] = -(n-1)E[x] on S^{n-1} and E[Λ(X)∇U(X)] = -(n - (p+1)/2)E[X] on V_{n,p}, for any
   // target: no closed-form moments needed. Catches: a sampler at the wrong temperature T (the left side
   // scales with T), a projection onto the wrong tangent space, a flow that does not preserve the
@@ -402,7 +402,7 @@ TEST_CASE("Stein identities (MATH.md §2.0b) on a vMF mixture on S^2 and a full-
 
 namespace {
 // gSGNHT as the SGGMC authors' public code has it: ξ <- ξ + (vᵀv/N - 1)t with N the *ambient* size
-// (MATH.md §0). The near miss the library must not be.
+// (docs/math.md#the-thermostat-dimension). The near miss the library must not be.
 // It redefines A, so it declines the fused ABOBA (whose thermostat updates are the base's): the
 // skeleton then walks the sub-steps, this A included (concepts/dynamics.hpp, FusableDynamics).
 struct AmbientThermostat : sgnht::Dynamics<Sphere> {
@@ -444,7 +444,7 @@ TEST_CASE("gSGNHT divides by the intrinsic dimension: A_n(κ), not the tempered 
 // ====================================================================== 4. Dirichlet: GMC and SCIR
 
 TEST_CASE("Dirichlet moments: GMC (α = (2,3,5) and (0.5,1,2)) and SCIR (same α, h = 0.1 and h = 1)") {
-  // E[x_i] = α_i/α₀ and E[x_i²] = Var + mean², Var = α_i(α₀-α_i)/(α₀²(α₀+1)) (MATH.md §2.4).
+  // E[x_i] = α_i/α₀ and E[x_i²] = Var + mean², Var = α_i(α₀-α_i)/(α₀²(α₀+1)) (docs/math.md#simplex-targets).
   // Catches: an MH test that mishandles a face (x_i = 0: U = ±∞ must reject), a wrong sign in the
   // singular force, a wrong CIR transition (scale (1-e^{-h})/2, noncentrality 2θe^{-h}/(1-e^{-h}), shape
   // 2a): SCIR is exact at any h, so h = 1 must be as right as h = 0.1 (no allowance).
@@ -466,7 +466,7 @@ TEST_CASE("Dirichlet moments: GMC (α = (2,3,5) and (0.5,1,2)) and SCIR (same α
     const std::string tag = fmt::format("Dirichlet({}, {}, {})", alpha[0], alpha[1], alpha[2]);
     auto gmc = [&](double h) { return hmc::Sampler<Simplex>{Simplex(3), schedule::StepSize::constant(h), 5, hmc::Gradient::exact, true}; };
     auto scir = [&](double h) { return scir::Sampler{3, schedule::StepSize::constant(h)}; };
-    // GMC, §2.0(c) stationarity test: 20000 chains started from exact draws, 40 steps each, the final
+    // GMC, stationarity test (docs/math.md): 20000 chains from exact draws, 40 steps each, the final
     // cross-section's moments with i.i.d. SEs. A long single chain is not a valid test for α_i < 1: the
     // density x^{-1/2} puts 2% of the mass below x = 1e-4, where the force 0.5/x defeats the leapfrog,
     // so the chain enters and leaves that region rarely and stays long (heavy-tailed sojourns; measured:
@@ -504,7 +504,7 @@ TEST_CASE("Dirichlet moments: GMC (α = (2,3,5) and (0.5,1,2)) and SCIR (same α
 
 namespace {
 const double kPi = std::numbers::pi;
-// U = -log(e^{5μ₁ᵀx} + 2e^{5μ₂ᵀx}), μ₁ at angle π/3, μ₂ = -μ₁ (MATH.md §2.3).
+// U = -log(e^{5μ₁ᵀx} + 2e^{5μ₂ᵀx}), μ₁ at angle π/3, μ₂ = -μ₁ (docs/math.md#the-circle-mixture).
 models::VmfMixture circle_mixture() {
   MatrixXd mus(2, 2);
   mus.col(0) = VectorXd{{std::cos(kPi / 3), std::sin(kPi / 3)}};
@@ -531,8 +531,8 @@ struct CrossSection {
   std::vector<double> se;    ///< their SEs from the independent chains
   testing::Estimate w, pos;  ///< E[μ₁ᵀx], P(μ₁ᵀx > 0)
 };
-// §2.0(c): `chains` chains from exact draws, `steps` SGGMC steps each; the positions at the snapshot
-// steps are pooled per chain, and SEs come from the spread over chains (independent).
+// Stationarity test (docs/math.md): `chains` chains from exact draws, `steps` SGGMC steps each; the
+// positions at the snapshot steps are pooled per chain, and SEs come from the spread over chains (independent).
 CrossSection circle_cross_section(double h, double C, double vhat, int chains, int steps, int every, std::uint64_t seed) {
   const auto mix = circle_mixture();
   const models::WithGradientNoise<models::VmfMixture> U{mix, std::sqrt(1000.0), {}};
@@ -571,9 +571,9 @@ std::pair<double, double> tv_null(const std::vector<double>& se) {
 }  // namespace
 
 TEST_CASE("SGGMC paper Fig. 3: circle mixture with N(0, 1000 I) gradient noise and V̂ = 1000") {
-  // MATH.md §2.3 exact 30°-bin probabilities (checked here by quadrature of p(θ)). h = 0.005, C = 6:
+  // Exact 30°-bin probabilities (docs/math.md; checked here by quadrature of p(θ)). h = 0.005, C = 6:
   // 2Ch - V̂h² = 0.06 - 0.025 ≥ 0 (and ≥ 0 at 2h). Mixing across the 4-nat barrier is slow, so this is
-  // the stationarity test of §2.0(c): 8000 chains from exact draws, 800 steps (4 time units, ~3
+  // the stationarity test of docs/math.md: 8000 chains from exact draws, 800 steps (4 time units, ~3
   // relaxation times C/κ of a mode), positions pooled every 100 steps. Catches: a V̂ correction that is
   // missing or of the wrong sign or power of h (the O step would inject 2Ch ± V̂h² on top of the gradient
   // noise's V̂h²: temperature 1 ± V̂h/2C), a projection that lets gradient noise push x off the circle, a

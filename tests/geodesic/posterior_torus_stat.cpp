@@ -18,7 +18,7 @@
 //
 // Tolerances as in geodesic_stat.cpp: |estimate - exact| < z·SE + allowance, z = 4.5, SE = sd/√ESS
 // (Stan's ESS on the thinned chain). The stochastic-gradient samplers are first order in h here (the
-// uncorrected minibatch noise biases the invariant law by O(h), MATH.md §2.0e), so each is also run at
+// uncorrected minibatch noise biases the invariant law by O(h), docs/math.md), so each is also run at
 // 2h and the allowance at h is (|b̂(2h)| + z·SE(2h)) / 2. GMC (exact gradient, MH) has no allowance.
 //
 // What the checks catch:

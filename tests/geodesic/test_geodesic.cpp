@@ -31,7 +31,7 @@ struct Quartic {
 }  // namespace
 
 TEST_CASE("gSGNHT on Euclidean is SGNHT-ABOBA, step for step") {
-  // Hand-written from DESIGN.md §4.2: A(h/2): x += (h/2)v, ξ += (vᵀv/d - 1)h/2; B(h/2): v *= e^{-ξh/2};
+  // Hand-written from docs/math.md: A(h/2): x += (h/2)v, ξ += (vᵀv/d - 1)h/2; B(h/2): v *= e^{-ξh/2};
   // O(h): v += -h∇U(x) + sqrt(2Ah) ζ; B(h/2); A(h/2). Catches: the thermostat updated outside A, divided
   // by the wrong dimension, or damping with a stale ξ; the noise variance not 2Ah.
   const int d = 4;

@@ -1,4 +1,4 @@
-// Unit tests of the manifolds (DESIGN.md §4.3, MATH.md §1, §2.0(d)): the conformance kit on every
+// Unit tests of the manifolds (docs/math.md#manifolds; #checks-for-any-target, d): the conformance kit on every
 // shipped manifold and on the user-defined example, the kit's own power to reject broken manifolds, and
 // the flow-specific checks (geodesic ODE residuals, sphere = Stiefel at p = 1, simplex against
 // brute-force mirror stepping, corners, the reflection guard, v → 0, long-run drift, Haar sampling).
@@ -54,7 +54,7 @@ struct HalfProjectionSphere : Sphere {
   using Sphere::Sphere;
   void project(Eigen::Ref<const VectorXd> x, Eigen::Ref<VectorXd> v) const { v -= 0.5 * x.dot(v) * x; }
 };
-// Reports the ambient size as the dimension (the thermostat bug of MATH.md §0).
+// Reports the ambient size as the dimension (the thermostat bug of docs/math.md#the-thermostat-dimension).
 struct AmbientDimSphere : Sphere {
   using Sphere::Sphere;
   Eigen::Index intrinsic_dim() const { return n; }
@@ -292,7 +292,8 @@ TEST_CASE("stiefel: the flow solves Ẍ + X(ẊᵀẊ) = 0 and its V is Ẋ") {
 }
 
 TEST_CASE("sphere and Stiefel flows agree at p = 1") {
-  // Catches: an error in either closed form, since V_{n,1} = S^{n-1} with the same metric (MATH.md §1.4).
+  // Catches: an error in either closed form, since V_{n,1} = S^{n-1} with the same metric
+  // (docs/math.md#stiefel).
   random::Stream rng(5, 0);
   const Sphere s{4};
   const Stiefel st{4, 1};
@@ -380,7 +381,7 @@ TEST_CASE("sphere: the SSE2 and AVX2 copies of the sweeps give the same bits") {
 
 TEST_CASE("simplex: the event-driven flow matches brute-force mirror stepping") {
   // Catches: a wrong reflection formula or normal, a missed hit, or a wrong hit time: the exact flow
-  // must agree with tiny straight steps mirrored in the face (MATH.md §1.3: K = 4, |v| ≈ 3, t = 2).
+  // must agree with tiny straight steps mirrored in the face (docs/math.md#simplex: K = 4, |v| ≈ 3, t = 2).
   const Simplex sx{4};
   const int k = 4;
   random::Stream rng(6, 0);
@@ -421,7 +422,7 @@ TEST_CASE("simplex: the event-driven flow matches brute-force mirror stepping") 
 
 TEST_CASE("simplex: corners and edges terminate on the simplex") {
   // Catches: an infinite loop of zero-time reflections at a corner, a negative hit time from a
-  // coordinate rounded below 0, and a point left off the simplex (MATH.md §1.3, "Corners").
+  // coordinate rounded below 0, and a point left off the simplex (docs/math.md#simplex, "Corners").
   SUBCASE("out through a vertex of Δ²: three zero-time reflections, then straight in") {
     const Simplex sx{3};
     VectorXd x(3), v(3);
@@ -481,7 +482,7 @@ TEST_CASE("simplex: the reflection guard stops a runaway flow and says so") {
 
 TEST_CASE("long runs do not drift off the manifold") {
   // Catches: a flow without drift control (renormalise x, re-project v; polar factor on Stiefel), whose
-  // rounding error random-walks off the manifold over millions of steps (MATH.md §1.2, §1.4).
+  // rounding error random-walks off the manifold over millions of steps (docs/math.md#sphere, #stiefel).
   SUBCASE("sphere: 10⁶ flow + project steps") {
     const Sphere s{3};
     random::Stream rng(9, 0);
@@ -519,7 +520,7 @@ TEST_CASE("long runs do not drift off the manifold") {
 TEST_CASE("Stiefel random_point is Haar: QR with the sign fix, and why plain QR is not") {
   // Catches: a random_point from plain Householder QR. Its Q_11 = Z_11/R_11 with R_11 = -sign(Z_11)‖z_1‖
   // is negative for every draw, so E[X_11] ≈ -E|Z_11|/‖z_1‖ ≠ 0; Haar has P(X_jj > 0) = 1/2, E[X] = 0,
-  // E[X_ij²] = 1/n (MATH.md §1.4, §2.5; Mezzadri 2007).
+  // E[X_ij²] = 1/n (docs/math.md#stiefel, #stiefel-targets; Mezzadri 2007).
   const Eigen::Index n = 5, p = 3;
   const Stiefel st{n, p};
   random::Stream rng(12, 0), replay(12, 0);

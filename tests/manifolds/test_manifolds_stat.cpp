@@ -1,6 +1,7 @@
 // Statistical tests of the manifolds: the conformance kit's uniform law (GMC on U = 0 preserves the law
 // of random_point) on every compact manifold, and the exact uniform moments of random_point
-// (MATH.md §2.2, §2.4, §2.5), each within 5 Monte Carlo standard errors.
+// (docs/math.md#uniform-on-the-sphere, #simplex-targets, #stiefel-targets), each within 5 Monte Carlo
+// standard errors.
 #include <doctest/doctest.h>
 
 #include <chrono>
@@ -139,7 +140,7 @@ TEST_CASE("uniform moments of random_point") {
 
 TEST_CASE("Stiefel V_{10,3}: 10⁶ random-velocity flows stay on the manifold") {
   // Catches: slow drift of XᵀX away from I that 10⁵ flows (the unit test) might not show: the polar
-  // re-orthonormalisation must hold ‖XᵀX - I‖ at rounding level indefinitely (MATH.md §1.4).
+  // re-orthonormalisation must hold ‖XᵀX - I‖ at rounding level indefinitely (docs/math.md#stiefel).
   const Stiefel st{10, 3};
   random::Stream rng(20, 0);
   VectorXd x = st.random_point(rng), v(30);

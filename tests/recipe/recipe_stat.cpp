@@ -55,8 +55,8 @@ TEST_CASE("complete recipe Fig. 2 (left): naive SGRHMC's KL is far above SGLD, S
 }
 
 TEST_CASE("gSGRHMC and SGRLD with the level-set metric reproduce E θ² on both 1-D targets") {
-  // Exact gradients, E θ² = 1 (θ²/2) and 0.832745 (double well, MATH.md §3.2b). Tolerance 4.5
-  // ESS-based SEs + 0.02 for the O(h) bias: MATH.md §4.2 measured |bias| ≤ 0.021 at ε = 0.02 and
+  // Exact gradients, E θ² = 1 (θ²/2) and 0.832745 (double well, docs/math.md#double-well). Tolerance 4.5
+  // ESS-based SEs + 0.02 for the O(h) bias: docs/math.md reports |bias| ≤ 0.021 at ε = 0.02 and
   // ≤ 0.005 at 0.005 for gSGRHMC, so h = 0.01 for it; SGRLD's first-order bias is larger (its drift
   // g·U' is stiffer: we measured -0.031 at h = 0.01 on the double well), so it runs at h = 0.0025.
   // Catches: Γ wrong (naive gives 0.92 on θ²/2), G⁻¹ vs G^{-1/2} swapped.
@@ -77,9 +77,9 @@ TEST_CASE("gSGRHMC and SGRLD with the level-set metric reproduce E θ² on both 
   check(l, models::DoubleWell{}, 0.832745, "SGRLD double well");
 }
 
-TEST_CASE("expanded-mean SGRLD samples Dirichlet(α) with α_k < 1 and empty counts (MATH.md §4.3)") {
+TEST_CASE("expanded-mean SGRLD samples Dirichlet(α) with α_k < 1 and empty counts (docs/math.md)") {
   // π ~ Dirichlet(α), α = (0.5, 1, 2, 0.3) + counts (3, 10, 0, 7) written as one α. Moments against
-  // the exact E π_k = α_k/α₀ within 4.5 batch-means SEs + 2e-3 (MATH.md §4.3: ε = 0.01 gave errors
+  // the exact E π_k = α_k/α₀ within 4.5 batch-means SEs + 2e-3 (docs/math.md: ε = 0.01 gave errors
   // ≤ 3e-4 in the mean). Catches: Γ = 1 dropped (π drifts to the faces), the mirror replaced by a clamp.
   const VectorXd alpha{{3.5, 11.0, 2.0, 7.3}};
   const sgrld::ExpandedMean s{schedule::StepSize::constant(0.005)};

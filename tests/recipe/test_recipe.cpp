@@ -1,7 +1,7 @@
 // Unit tests of the complete recipe (Ma, Chen & Fox 2015): the generic sampler against each named
 // sampler written out directly and against the library's own samplers, trajectory for trajectory;
-// automatic Γ against the analytic Γ of each row of DESIGN.md §4.1's table; and the errors a user
-// sees for a bad D, Q, noise estimate or metric. Deterministic: no statistical tolerance here.
+// automatic Γ against the analytic Γ of each row of the table in docs/math.md#the-samplers-as-h-d-q; and the
+// errors a user sees for a bad D, Q, noise estimate or metric. Deterministic: no statistical tolerance here.
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -374,7 +374,7 @@ TEST_CASE("automatic Γ equals the analytic Γ of each table row") {
     for (double th : {-2.0, -0.4, 0.0, 0.9, 3.0}) {
       const VectorXd z{{th, 0.8}};
       const double s = 0.5 * th * th + kLogZ + 0.5;
-      const double analytic = std::sqrt(1.5) * th / (4.0 * std::pow(s, 0.75));  // MATH.md §4.2, U' = θ
+      const double analytic = std::sqrt(1.5) * th / (4.0 * std::pow(s, 0.75));  // (√g)' of docs/math.md, U' = θ
       recipe::gamma_autodiff(GsgrhmcD{}, GsgrhmcQ{}, z, g);
       CHECK(std::abs(g[0]) < 1e-15);
       CHECK(std::abs(g[1] - analytic) < 1e-14);
@@ -455,7 +455,7 @@ TEST_CASE("clear errors: Q not skew, D not PSD at a visited state, 2D - hB̂ not
   }
   {
     // The level-set metric on the *unnormalised* double well θ⁴ - 2θ²: U + 0.5 vanishes at
-    // θ = 0.541196 (MATH.md §4.2); the error names metric.offset.
+    // θ = 0.541196 (docs/math.md#gsgrhmc-in-one-dimension); the error names metric.offset.
     struct Unnormalised : models::DoubleWell {
       double value(const VectorXd& x) const { return models::DoubleWell::value(x) - log_z; }
     };

@@ -56,7 +56,7 @@ TEST_CASE("log_bessel_i satisfies I_{ν−1} − I_{ν+1} = (2ν/κ) I_ν in log
     }
 }
 
-TEST_CASE("vMF normaliser and mean resultant: closed forms and MATH.md §2.1 values") {
+TEST_CASE("vMF normaliser and mean resultant: closed forms and the docs/math.md#von-mises-fisher values") {
   // Catches: a wrong order (V/2 − 1), a wrong constant, a wrong sign of d log C/dκ.
   for (double k : {0.1, 1.0, 5.0, 50.0, 500.0}) {  // S²: C_3(κ) = κ/(4π sinh κ), A_3 = coth κ − 1/κ
     const double logc = std::log(k) - std::log(4 * std::numbers::pi) - (k + std::log1p(-std::exp(-2 * k)) - std::log(2.0));

@@ -85,7 +85,8 @@ inline double total_variation(const std::vector<double>& p, const std::vector<do
   return 0.5 * tv;
 }
 
-/// Expected TV of n_eff i.i.d. draws against the truth: Σ_k sqrt(P_k(1-P_k)/(2π n_eff)) (MATH.md §3.1).
+/// Expected TV of n_eff i.i.d. draws against the truth: Σ_k sqrt(P_k(1-P_k)/(2π n_eff))
+/// (docs/math.md#histogram-tests).
 inline double null_total_variation(const std::vector<double>& p, double n_eff) {
   double s = 0;
   for (double pk : p) s += std::sqrt(pk * (1 - pk) / (2 * M_PI * n_eff));
@@ -101,7 +102,7 @@ inline double null_total_variation_sd(const std::vector<double>& p, double n_eff
 }
 
 /// Batch means of a stream of scalars: mean and its standard error sd(batch means)/sqrt(B), with B
-/// batches long enough to be nearly independent (MATH.md §2.0e).
+/// batches long enough to be nearly independent (docs/math.md#checks-for-any-target, e).
 class BatchMeans {
  public:
   BatchMeans(long total, int batches) : per_(total / batches), means_(static_cast<std::size_t>(batches), 0.0) {}

@@ -1,6 +1,6 @@
 // The momentum samplers of online LDA on a Dirichlet-type problem with a known answer: K = 1 topic and
 // a full batch, so the "expected counts" are the exact word counts n_w and the gradient is exact. The
-// posterior of the expanded mean is then (MATH.md §4.3) π = θ/S ~ Dir(β + n), independent of
+// posterior of the expanded mean is then (docs/math.md) π = θ/S ~ Dir(β + n), independent of
 // S = Σθ ~ Gamma(Vβ), so E[θ_w] = Vβ(β + n_w)/(Vβ + n). With β = 1 and a word with n_w = 0, its θ_w ~
 // density is positive at 0, so SGHMC reflects often (~19k times in 640k steps).
 //

@@ -107,7 +107,7 @@ struct Reference {
       for (Eigen::Index k = 0; k < s.theta.rows(); ++k) {
         const double th = s.theta(k, w);
         double next;
-        if (method == Method::sgrld)  // θ·∂log p + Γ = β − θ + n_kw − π_kw n_k  (MATH.md §4.3)
+        if (method == Method::sgrld)  // θ·∂log p + Γ = β − θ + n_kw − π_kw n_k  (docs/math.md)
           next = th + half * (beta - th + s.nkw(k, w) - s.pi(k, w) * s.nk[k]) + std::sqrt(th) * sd * s.noise(k, w);
         else  // D = I: the Euclidean gradient of log p (Eq. S.29)
           next = th + half * ((beta - 1.0) / th - 1.0 + s.nkw(k, w) / th - s.nk[k] / s.rows[k]) + sd * s.noise(k, w);

@@ -122,7 +122,7 @@ TEST_CASE("Brown parsing: word/TAG tokens, paragraphs as documents") {
 }
 
 TEST_CASE("KJV parsing: one document per chapter, in both of bible(1)'s layouts; headers and verse numbers are not words") {
-  // The layout `bible -l100000 gen1:1-rev22:21` writes (shared/DATA.md). Catches every verse read as one
+  // The layout `bible -l100000 gen1:1-rev22:21` writes (docs/data.md). Catches every verse read as one
   // chapter (the bug that once gave 1 chapter for the whole Bible), header words ("genesis", "samuel")
   // tokenised, and a chapter split at each verse.
   const std::string headers =
@@ -168,7 +168,7 @@ TEST_CASE("bad input: unreadable, binary and empty files are counted; a missing 
   fs::remove_all(dir.parent_path());
 }
 
-TEST_CASE("real corpora, if installed: three-groups set and Brown load with counts close to DATA.md") {
+TEST_CASE("real corpora, if installed: three-groups set and Brown load with counts close to docs/data.md") {
   const std::filesystem::path root = SGMCMC_SOURCE_DIR "/data/spam-assassin/package/data";
   if (!std::filesystem::exists(root)) {  // data not installed: say so rather than pass silently
     MESSAGE("SKIPPED: ", root.string(), " not found (install it with scripts/text_data.sh spam-assassin)");
@@ -180,7 +180,7 @@ TEST_CASE("real corpora, if installed: three-groups set and Brown load with coun
   for (const auto& d : docs) ++per[static_cast<std::size_t>(d.label)];
   MESSAGE("three groups: ", per[0], " / ", per[1], " / ", per[2], "; ", r.summary());
   CHECK(docs.size() > 1800);
-  // DATA.md: fork.xent.com 1,060, ilug.linux.ie 544, rpm-list 397. Catches a List-Id read from a body.
+  // docs/data.md: fork.xent.com 1,060, ilug.linux.ie 544, rpm-list 397. Catches a List-Id read from a body.
   CHECK(per == std::array<int, 3>{1060, 544, 397});
   const std::filesystem::path brown = SGMCMC_SOURCE_DIR "/data/brown/package";
   if (!std::filesystem::exists(brown)) {
@@ -199,5 +199,5 @@ TEST_CASE("real corpora, if installed: three-groups set and Brown load with coun
     return;
   }
   TextReport rk;
-  CHECK(load_kjv(kjv, rk).size() == 1189);  // DATA.md: 1,189 chapters
+  CHECK(load_kjv(kjv, rk).size() == 1189);  // docs/data.md: 1,189 chapters
 }
