@@ -123,7 +123,8 @@ inline void print_summary(const json& record, const std::vector<Eigen::MatrixXd>
 /// `summary RUN`: reads the record's draws as doubles, never as a JSON tree.
 inline void print_summary_of_file(const std::string& path, std::ostream& os, bool as_json) {
   DrawsForSummary draws;
-  const json record = run::output::read_record(path, [&](const run::output::RecordDraw& d) { draws.add(d.chain, d.values); });
+  const json record = run::output::read_record(
+      path, [&](const run::output::RecordDraw& d) { draws.add(d.chain, d.values); }, /*with_stats=*/false);
   try {
     run::validate_record(record);
   } catch (const Error& e) {
@@ -204,7 +205,7 @@ inline int main(int argc, const char* const* argv, const run::Registry& registry
   auto* run = app.add_subcommand("run", "Run a JSON config (no CONFIG: " + program.default_config_note + ") and write a run record");
   std::string config_path, out_path;
   bool print_default = false;
-  run->add_option("CONFIG", config_path, "JSON config (DESIGN.md §5.1 vocabulary; see docs/config.md)");
+  run->add_option("CONFIG", config_path, "JSON config (the vocabulary of docs/config.md)");
   auto* run_output = run->add_option("-o,--output", out_path, "where to write the JSON run record");
   run->add_option("--threads", opt.threads, "threads for the chains (default: one per core)");
   run->add_flag("--print-default-config", print_default, "print the default config and exit");

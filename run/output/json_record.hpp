@@ -255,8 +255,9 @@ struct RecordDraw {
 
 /// Reads a run record file (version 1 or 2) without holding its draws: returns the record with each
 /// chain's `samples` and `sample_stats` emptied and `draws` set to the number of draws, and calls
-/// `on_draw` for every draw in order (chain by chain). Errors name the file.
-inline json read_record(const std::string& path, const std::function<void(const RecordDraw&)>& on_draw) {
+/// `on_draw` for every draw in order (chain by chain). Errors name the file. Without `with_stats` the
+/// draws come without their statistics, and nothing is buffered to pair them.
+inline json read_record(const std::string& path, const std::function<void(const RecordDraw&)>& on_draw, bool with_stats = true) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw Error(fmt::format("{}: cannot open the file for reading", path));
   // The draws sit at fixed depths: {"chains": [ {"samples": [[v, ...], ...], "sample_stats": {name: [v, ...]}} ]}.
@@ -312,7 +313,7 @@ inline json read_record(const std::string& path, const std::function<void(const 
       }
       if (event == E::array_start && d == 4) row.clear();
       if (event == E::array_end && d == 4) {
-        if (have_stats) emit(row, rows_seen++);
+        if (have_stats || !with_stats) emit(row, rows_seen++);
         else pending_rows.push_back(row);
         return false;
       }
@@ -320,9 +321,9 @@ inline json read_record(const std::string& path, const std::function<void(const 
       return true;
     }
     if (stats) {
-      if (event == E::array_start && d == 4) stat_columns.emplace_back(key_at[4], std::vector<double>{});
+      if (event == E::array_start && d == 4 && with_stats) stat_columns.emplace_back(key_at[4], std::vector<double>{});
       if (event == E::value && d == 5) {
-        stat_columns.back().second.push_back(parsed.is_null() ? std::nan("") : parsed.get<double>());
+        if (with_stats) stat_columns.back().second.push_back(parsed.is_null() ? std::nan("") : parsed.get<double>());
         return false;
       }
       if (event == E::array_end && d == 4) return false;

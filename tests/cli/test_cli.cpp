@@ -39,7 +39,7 @@ json base_config(const json& sampler) {
 }  // namespace
 
 TEST_CASE("run with no config runs the embedded demo and writes a versioned record") {
-  // Catches: a broken default demo (the README's main job), a record missing the §5.1 fields.
+  // Catches: a broken default demo (the README's main job), a record missing the fields of docs/run-format.md.
   const auto out = scratch() / "demo.json";
   const Result r = sgmcmc(fmt::format("run -q -o '{}'", out.string()));
   REQUIRE(r.code == 0);
@@ -355,7 +355,7 @@ TEST_CASE("manifold configs: sphere, simplex, stiefel, product; init off the man
 }
 
 TEST_CASE("a stochastic-gradient sampler on a singular Dirichlet target is refused, naming the samplers that fit") {
-  // Catches: silently wrong answers (DESIGN.md §4.3: SGGMC on Dirichlet(2,3,5) is biased or blows up).
+  // Catches: silently wrong answers (docs/math.md#singular-potentials-on-the-simplex: SGGMC on Dirichlet(2,3,5) is biased or blows up).
   for (const char* s : {"sgld", "sghmc", "sgnht"}) {
     json cfg = {{"sampler", {{"name", s}, {"step_size", 0.01}}}, {"manifold", {{"name", "simplex"}, {"n", 3}}},
                 {"target", {{"name", "dirichlet"}, {"alpha", {2, 3, 5}}}}};
@@ -422,7 +422,7 @@ TEST_CASE("the complete recipe and the Riemannian samplers from configs: exact r
     CHECK(r.code == 1);
     CHECK(r.err.find(b.message) != std::string::npos);
   }
-  // The level-set metric vanishes where U + offset = 0: a clear error, not a NaN run (DESIGN.md §4.1).
+  // The level-set metric vanishes where U + offset = 0: a clear error, not a NaN run (docs/math.md#gsgrhmc).
   // U is the normalised double well (min U = -1 + log Z = 0.68), so offset 0.5 never vanishes; offset
   // -1 does, at θ² = 1 - sqrt(1 - (log Z - 1)): start there.
   const json vanishing = {{"sampler", {{"name", "sgrhmc"}, {"step_size", 0.01}, {"metric", {{"name", "level_set"}, {"offset", -1.0}}}}},
