@@ -117,7 +117,7 @@ void BM_Cli(benchmark::State& state) {
   Draws out;
   bool ok = true;
   for (auto _ : state) {
-    ok = c->advance(chunk, keep_none, out, nullptr).ok() && ok;
+    ok = c->advance(chunk, keep_none, out, nullptr, nullptr).ok() && ok;
     benchmark::DoNotOptimize(c->position().data());
     benchmark::ClobberMemory();
   }

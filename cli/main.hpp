@@ -4,15 +4,19 @@
 // is the same function with their own manifolds, targets and samplers registered — see
 // examples/custom_cli/. This is the top layer (apps): nothing in the library includes it.
 //   PROG run [CONFIG] [-o RUN] [--format json,csv,netcdf]   (no CONFIG: the default config given, e.g. the embedded demo)
-//   PROG resume RUN --steps K -o RUN2 [--format ...]
+//   PROG resume RUN [--steps K] -o RUN2 [--format ...]   (no --steps: to the config's steps)
 //   PROG convert RUN --format csv,netcdf,json -o OUT
 //   PROG summary RUN [--json]
 //   PROG list                          the registered manifolds, targets and samplers
 // Exit codes: 0 ok; 1 bad input (config, record, file); 2 bad command line; 3 a chain stopped with an
-// error (the record, with every draw made before it, is still written).
+// error (the record, with every draw made before it, is still written); 128 + N interrupted by signal N
+// (SIGINT, SIGTERM: the record of the draws so far is written, status "interrupted", resumable).
+#include <signal.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cstdint>
+#include <optional>
 #include <filesystem>
 #include <iostream>
 #include <string>
@@ -147,6 +151,48 @@ inline std::vector<std::unique_ptr<run::output::Writer>> writers_for(const std::
   return writers;
 }
 
+/// SIGINT and SIGTERM during `run` and `resume`: the first asks the chains to stop (within 64 steps);
+/// the run then writes what it kept — a record with status "interrupted" that `resume` continues — and
+/// exits 128 + the signal. A second signal exits at once, removing the outputs' temporaries.
+inline std::atomic<bool>& interrupt_requested() {
+  static std::atomic<bool> flag{false};
+  return flag;
+}
+inline std::atomic<int>& interrupt_signal() {
+  static std::atomic<int> sig{0};
+  return sig;
+}
+inline void on_interrupt(int sig) {
+  if (interrupt_signal().exchange(sig) != 0) {
+    run::detail::Temporaries::instance().remove_all_now();
+    ::_exit(128 + sig);
+  }
+  interrupt_requested().store(true);
+}
+/// Installs the handlers for its lifetime (and restores the previous ones).
+class InterruptHandlers {
+ public:
+  InterruptHandlers() {
+    interrupt_requested().store(false);
+    interrupt_signal().store(0);
+    (void)run::detail::Temporaries::instance();  // constructed before any signal can need it
+    struct sigaction action {};
+    action.sa_handler = on_interrupt;
+    sigemptyset(&action.sa_mask);
+    ::sigaction(SIGINT, &action, &old_int_);
+    ::sigaction(SIGTERM, &action, &old_term_);
+  }
+  InterruptHandlers(const InterruptHandlers&) = delete;
+  InterruptHandlers& operator=(const InterruptHandlers&) = delete;
+  ~InterruptHandlers() {
+    ::sigaction(SIGINT, &old_int_, nullptr);
+    ::sigaction(SIGTERM, &old_term_, nullptr);
+  }
+
+ private:
+  struct sigaction old_int_ {}, old_term_ {};
+};
+
 /// Runs `work(writers)` with the files' writers plus, unless quiet, the summary's; then prints the
 /// summary and what was written, and returns the exit code.
 template <class Work>
@@ -171,10 +217,16 @@ int run_and_report(const std::string& program, const std::string& out, const std
       for (const auto& f : w->files()) written += (written.empty() ? "" : ", ") + f;
     std::cout << fmt::format("sampling time {:.3f} s{}\n", sampling, written.empty() ? "" : ", written: " + written);
   }
-  if (record["status"] != "ok") {
+  if (record["status"] == "error") {
     for (const auto& ch : record["chains"])
       if (ch["status"] != "ok") std::cerr << program << ": " << ch["error"].get<std::string>() << '\n';
     return 3;
+  }
+  if (record["status"] == "interrupted") {
+    const int sig = interrupt_signal().load();
+    std::cerr << fmt::format("{}: interrupted by signal {}: the draws kept so far are written{}\n", program, sig,
+                             out.empty() ? "" : fmt::format("; `{} resume {} -o OUT` completes the run", program, out));
+    return 128 + sig;
   }
   return 0;
 }
@@ -222,7 +274,8 @@ inline int main(int argc, const char* const* argv, const run::Registry& registry
   std::string record_path, resume_out;
   std::uint64_t more_steps = 0;
   resume->add_option("RUN", record_path, "run record to continue")->required();
-  resume->add_option("--steps", more_steps, "how many more steps per chain")->required()->check(CLI::PositiveNumber);
+  auto* steps_option = resume->add_option("--steps", more_steps, "how many more steps per chain (default: to the config's steps, which completes an interrupted run)")
+                           ->check(CLI::PositiveNumber);
   auto* resume_output = resume->add_option("-o,--output", resume_out, "where to write the continued record")->required();
   resume->add_option("--threads", opt.threads, "threads for the chains (default: one per core)");
   resume->add_flag("-q,--quiet", quiet, "print nothing but errors");
@@ -272,6 +325,8 @@ inline int main(int argc, const char* const* argv, const run::Registry& registry
         std::cout << fmt::format("no CONFIG given: running {} ({} run --print-default-config)\n", program.default_config_note, program.name);
       if (quiet) opt.progress = false;
       if (!out_path.empty()) run::check_writable(out_path);  // before sampling, not after it
+      detail::InterruptHandlers handlers;
+      opt.stop = &detail::interrupt_requested();
       return detail::run_and_report(program.name, out_path, formats, quiet, [&](std::span<run::output::Writer* const> writers) {
         return run::run(config, opt, registry, writers);
       });
@@ -279,8 +334,11 @@ inline int main(int argc, const char* const* argv, const run::Registry& registry
     if (*resume) {
       if (quiet) opt.progress = false;
       run::check_writable(resume_out);
+      detail::InterruptHandlers handlers;
+      opt.stop = &detail::interrupt_requested();
+      const std::optional<std::uint64_t> steps = steps_option->count() ? std::optional(more_steps) : std::nullopt;
       return detail::run_and_report(program.name, resume_out, formats, quiet, [&](std::span<run::output::Writer* const> writers) {
-        return run::resume_file(record_path, more_steps, opt, registry, writers);
+        return run::resume_file(record_path, steps, opt, registry, writers);
       });
     }
     if (*convert) {

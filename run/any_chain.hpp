@@ -52,8 +52,10 @@ class AnyChain {
  public:
   virtual ~AnyChain() = default;
   /// Runs n more steps, appending kept draws to `out` (and lp = −U(x) of each to `out.lp` when
-  /// `out.with_lp`); `progress`, if given, counts the steps done.
-  virtual ChainStatus advance(std::uint64_t n, const Retention& keep, Draws& out, std::atomic<std::uint64_t>* progress) = 0;
+  /// `out.with_lp`); `progress`, if given, counts the steps done; `stop`, if given, ends the chunk early
+  /// once set (checked every 64 steps).
+  virtual ChainStatus advance(std::uint64_t n, const Retention& keep, Draws& out, std::atomic<std::uint64_t>* progress,
+                              const std::atomic<bool>* stop) = 0;
   /// The statistics the sampler reports with each draw.
   virtual Statistics statistics() const = 0;
   /// Everything needed to continue: sampler state, random stream, steps done.
@@ -72,15 +74,16 @@ class ChainModel final : public AnyChain {
  public:
   explicit ChainModel(Chain<S, AnyTarget> chain) : chain_(std::move(chain)) {}
 
-  ChainStatus advance(std::uint64_t n, const Retention& keep, Draws& out, std::atomic<std::uint64_t>* progress) override {
-    if (!out.with_lp || n == 0) return chain_.advance(n, keep, out, progress);
+  ChainStatus advance(std::uint64_t n, const Retention& keep, Draws& out, std::atomic<std::uint64_t>* progress,
+                      const std::atomic<bool>* stop) override {
+    if (!out.with_lp || n == 0) return chain_.advance(n, keep, out, progress, stop);
     if (out.dim == 0) out.dim = chain_.position().size();
     // lp at kept draws only: the exact value may cost a pass over the data.
     auto log_density = [&](const StepEvent& e) {
       if (e.kept) out.lp.push_back(-chain_.potential.value(e.position));
       return Control::proceed;
     };
-    return chain_.run(keep, StopAfter{n}, KeepDraws{out}, log_density, Progress(progress));
+    return chain_.run(keep, StopAfter{n}, KeepDraws{out}, log_density, Progress(progress), StopOnFlag{stop});
   }
   Statistics statistics() const override { return S::statistics; }
   json state() const override {

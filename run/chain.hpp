@@ -118,6 +118,17 @@ struct WallClockBudget {
   }
 };
 
+/// Stops when a flag another thread (or a signal handler) sets is seen, read every 64 steps so a step
+/// of microseconds pays nothing for it. A null flag never stops.
+struct StopOnFlag {
+  const std::atomic<bool>* flag;
+  std::uint64_t calls = 0;
+  Control operator()(const StepEvent&) {
+    if (!flag || (++calls & 63) != 0) return Control::proceed;
+    return flag->load(std::memory_order_relaxed) ? Control::stop : Control::proceed;
+  }
+};
+
 /// Adds the steps taken to a shared counter (a progress bar reads it from another thread), in batches
 /// of 256 so the counter is not contended every step; the remainder is added when it goes out of scope.
 class Progress {
@@ -212,11 +223,13 @@ struct Chain {
     }
   }
 
-  /// Runs n more steps, appending kept draws to `out`; `progress`, if given, counts the steps done.
-  ChainStatus advance(std::uint64_t n, const Retention& keep, Draws& out, std::atomic<std::uint64_t>* progress = nullptr) {
+  /// Runs n more steps, appending kept draws to `out`; `progress`, if given, counts the steps done;
+  /// `stop`, if given, ends the run early once it is set (checked every 64 steps).
+  ChainStatus advance(std::uint64_t n, const Retention& keep, Draws& out, std::atomic<std::uint64_t>* progress = nullptr,
+                      const std::atomic<bool>* stop = nullptr) {
     if (out.dim == 0) out.dim = position().size();
     if (n == 0) return {};
-    return run(keep, StopAfter{n}, KeepDraws{out}, Progress(progress));
+    return run(keep, StopAfter{n}, KeepDraws{out}, Progress(progress), StopOnFlag{stop});
   }
 
  private:

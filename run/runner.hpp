@@ -13,6 +13,7 @@
 #include <cmath>
 #include <cstdio>
 #include <limits>
+#include <optional>
 #include <span>
 #include <string>
 #include <thread>
@@ -42,6 +43,9 @@ inline const Registry& shipped_registry() {
 struct Options {
   unsigned threads = 0;   ///< 0: one per core (at most one per chain)
   bool progress = false;  ///< draw a progress bar on stderr
+  /// When set (by another thread or a signal handler), the chains stop within 64 steps and the run ends
+  /// with what it has: every writer gets its draws, and the record, status "interrupted", resumes.
+  const std::atomic<bool>* stop = nullptr;
 };
 
 namespace detail {
@@ -76,17 +80,17 @@ class ProgressBar {
   std::jthread thread_;
 };
 
-// Advances every chain `steps` steps on the pool's threads; chain i's result does not depend on which
+// Advances chain i by steps[i] steps on the pool's threads; chain i's result does not depend on which
 // thread runs it. A chain that has stopped with an error is not advanced again.
 inline void advance_all(parallel::WorkerPool& pool, std::vector<std::unique_ptr<AnyChain>>& chains, std::vector<Draws>& draws,
-                        std::vector<ChainStatus>& status, std::uint64_t steps, const Retention& keep,
-                        std::atomic<std::uint64_t>& done) {
+                        std::vector<ChainStatus>& status, const std::vector<std::uint64_t>& steps, const Retention& keep,
+                        std::atomic<std::uint64_t>& done, const std::atomic<bool>* stop) {
   // The library's one thread pool (modules/parallel/worker_pool.hpp): chain i is advanced by whichever
   // worker takes index i, and its result depends on i alone.
   auto work = [&](std::size_t i, unsigned /*worker*/) {
-    if (!status[i].ok()) return;
+    if (!status[i].ok() || steps[i] == 0) return;
     try {
-      status[i] = chains[i]->advance(steps, keep, draws[i], &done);
+      status[i] = chains[i]->advance(steps[i], keep, draws[i], &done, stop);
     } catch (const std::exception& e) {
       status[i].error = e.what();
     }
@@ -110,6 +114,7 @@ inline std::uint64_t step_keeping(std::uint64_t k, std::uint64_t more, const Ret
 
 /// What every writer needs before the first draw, for chains built from `c`.
 inline output::RunHeader header_of(const RunConfig& c, const AnyChain& chain, std::uint64_t total_steps) {
+  // total_steps: the steps the longest chain will have done at the end.
   output::RunHeader h;
   h.config = c.resolved;
   h.sampler = c.resolved["sampler"]["name"].get<std::string>();
@@ -124,35 +129,56 @@ inline output::RunHeader header_of(const RunConfig& c, const AnyChain& chain, st
   return h;
 }
 
-/// Runs chains from their current step for `steps` more steps in rounds, handing each round's draws to
-/// the writers (chains in order), so memory holds at most a round of draws. Returns each chain's status.
+/// Runs chain i from its current step to global step end[i] in rounds, handing each round's draws to the
+/// writers (chains in order), so memory holds at most a round of draws. Returns each chain's status;
+/// `interrupted` tells whether `opt.stop` ended the run early.
 inline std::vector<ChainStatus> advance_streaming(std::vector<std::unique_ptr<AnyChain>>& chains, const RunConfig& c,
-                                                  std::uint64_t steps, const Options& opt, const output::RunHeader& header,
-                                                  std::span<output::Writer* const> writers, std::vector<std::uint64_t>& kept) {
+                                                  const std::vector<std::uint64_t>& end, const Options& opt,
+                                                  const output::RunHeader& header,
+                                                  std::span<output::Writer* const> writers, std::vector<std::uint64_t>& kept,
+                                                  bool& interrupted) {
   const Retention keep{c.burn_in, c.thin};
-  std::vector<ChainStatus> status(chains.size());
-  std::vector<Draws> draws(chains.size());
+  const std::size_t n = chains.size();
+  std::vector<ChainStatus> status(n);
+  std::vector<Draws> draws(n);
   for (auto& d : draws) d.with_lp = c.log_density;
   unsigned threads = opt.threads ? opt.threads : std::max(1u, std::thread::hardware_concurrency());
-  threads = static_cast<unsigned>(std::min<std::size_t>(threads, chains.size()));
+  threads = static_cast<unsigned>(std::min<std::size_t>(threads, n));
   parallel::WorkerPool pool(threads);
+  std::vector<std::uint64_t> at(n), round(n);
+  std::uint64_t total = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    at[i] = chains[i]->steps_done();
+    total += end[i] > at[i] ? end[i] - at[i] : 0;
+  }
   std::atomic<std::uint64_t> done{0};
-  ProgressBar bar(opt.progress, steps * chains.size(), done);
-  // A round keeps about 4 MiB of draws per chain.
+  ProgressBar bar(opt.progress, total, done);
+  // A round keeps about 4 MiB of draws per chain. Chains may start at different steps (a record of an
+  // interrupted run): each has its own round ends, and a round of each keeps the same number of draws.
   const std::size_t width = static_cast<std::size_t>(header.dim()) + header.statistics.size() + 1;
   const std::uint64_t rows_per_round = std::max<std::uint64_t>(1, (std::uint64_t{1} << 22) / (8 * width));
-  const std::uint64_t start = chains.empty() ? 0 : chains[0]->steps_done(), end = start + steps;
-  for (std::uint64_t t = start; t < end;) {
-    const std::uint64_t next = std::min(end, std::max(t + 1, step_keeping(kept_by(t, keep), rows_per_round, keep)));
-    advance_all(pool, chains, draws, status, next - t, keep, done);
-    for (std::size_t i = 0; i < chains.size(); ++i) {
+  interrupted = false;
+  for (;;) {
+    bool any = false;
+    for (std::size_t i = 0; i < n; ++i) {
+      const std::uint64_t next = std::min(end[i], std::max(at[i] + 1, step_keeping(kept_by(at[i], keep), rows_per_round, keep)));
+      round[i] = status[i].ok() && at[i] < end[i] ? next - at[i] : 0;
+      any = any || round[i] > 0;
+    }
+    if (!any) break;
+    advance_all(pool, chains, draws, status, round, keep, done, opt.stop);
+    for (std::size_t i = 0; i < n; ++i) {
+      at[i] = chains[i]->steps_done();
       if (draws[i].stats.empty()) continue;
       const output::DrawBlock block{i, header.dim(), draws[i].values, draws[i].stats, draws[i].lp};
       for (output::Writer* w : writers) w->append(block);
       kept[i] += draws[i].stats.size();
       draws[i].clear();
     }
-    t = next;
+    if (opt.stop && opt.stop->load()) {
+      interrupted = true;
+      break;
+    }
   }
   return status;
 }
@@ -160,7 +186,8 @@ inline std::vector<ChainStatus> advance_streaming(std::vector<std::unique_ptr<An
 // The record without draws: schema, library, config, status, timings and each chain's status,
 // diagnostics, state and number of draws kept.
 inline json record_of(const RunConfig& c, const std::vector<std::unique_ptr<AnyChain>>& chains,
-                      const std::vector<ChainStatus>& status, const std::vector<std::uint64_t>& kept, json phases) {
+                      const std::vector<ChainStatus>& status, const std::vector<std::uint64_t>& kept, json phases,
+                      bool interrupted) {
   json record = {{"schema", schema_name}, {"schema_version", schema_version},
                  {"library", {{"name", "sgmcmc"}, {"version", sgmcmc::version}}}, {"config", c.resolved}};
   bool ok = true;
@@ -175,7 +202,7 @@ inline json record_of(const RunConfig& c, const std::vector<std::unique_ptr<AnyC
     ch["state"] = chains[i]->state();
     out.push_back(std::move(ch));
   }
-  record["status"] = ok ? "ok" : "error";
+  record["status"] = !ok ? "error" : interrupted ? "interrupted" : "ok";
   record["chains"] = std::move(out);
   record["timings"] = {{"phases", std::move(phases)}};
   return record;
@@ -187,13 +214,17 @@ inline json phase(const char* name, std::uint64_t steps, double setup, double sa
 
 // Runs `steps` more steps of built chains, streaming to the writers (which have had `begin` and any
 // earlier draws), and finishes them with the record.
-inline json continue_run(std::vector<std::unique_ptr<AnyChain>>& chains, const RunConfig& c, std::uint64_t steps,
-                         const Options& opt, const output::RunHeader& header, std::span<output::Writer* const> writers,
+inline json continue_run(std::vector<std::unique_ptr<AnyChain>>& chains, const RunConfig& c,
+                         const std::vector<std::uint64_t>& end, const Options& opt, const output::RunHeader& header, std::span<output::Writer* const> writers,
                          std::vector<std::uint64_t> kept, json phases, const char* phase_name, double setup) {
   const auto t1 = Clock::now();
-  const auto status = advance_streaming(chains, c, steps, opt, header, writers, kept);
+  bool interrupted = false;
+  std::uint64_t steps = 0;  // the phase's steps: the longest chain's
+  for (std::size_t i = 0; i < chains.size(); ++i) steps = std::max(steps, end[i] - std::min(end[i], chains[i]->steps_done()));
+  const auto status = advance_streaming(chains, c, end, opt, header, writers, kept, interrupted);
   phases.push_back(phase(phase_name, steps, setup, seconds_since(t1)));
-  json record = record_of(c, chains, status, kept, std::move(phases));
+  if (interrupted) phases.back()["interrupted"] = true;
+  json record = record_of(c, chains, status, kept, std::move(phases), interrupted);
   for (output::Writer* w : writers) w->finish(record);
   return record;
 }
@@ -227,7 +258,8 @@ inline json run(const json& config, const Options& opt, const Registry& registry
   for (std::uint64_t i = 0; i < c.chains; ++i) chains.push_back(make_chain(c, static_cast<std::uint32_t>(i)));
   const output::RunHeader header = detail::header_of(c, *chains.front(), c.steps);
   for (output::Writer* w : writers) w->begin(header);
-  return detail::continue_run(chains, c, c.steps, opt, header, writers, std::vector<std::uint64_t>(chains.size(), 0),
+  return detail::continue_run(chains, c, std::vector<std::uint64_t>(chains.size(), c.steps), opt, header, writers,
+                              std::vector<std::uint64_t>(chains.size(), 0),
                               json::array(), "run", detail::seconds_since(t0));
 }
 
@@ -282,11 +314,26 @@ inline std::vector<std::unique_ptr<AnyChain>> restore_chains(const json& record,
                                       ch.contains("error") ? ch["error"].dump() : "no message"));
     chains.push_back(make_chain(c, static_cast<std::uint32_t>(i)));
     chains.back()->restore(ch["state"], p + "/state");
-    if (i > 0 && chains.back()->steps_done() != chains.front()->steps_done())
-      fail(p + "/state/steps_done", fmt::format("expected {} steps, as chain 0 has", chains.front()->steps_done()));
   }
   return chains;
 }
+
+/// Where each chain's resume ends: `steps` more steps, or (none given) the config's `steps` in all, which
+/// completes an interrupted run.
+inline std::vector<std::uint64_t> resume_ends(const std::vector<std::unique_ptr<AnyChain>>& chains, const RunConfig& c,
+                                              std::optional<std::uint64_t> steps) {
+  std::vector<std::uint64_t> end;
+  for (const auto& ch : chains) {
+    const std::uint64_t done = ch->steps_done();
+    std::uint64_t e = 0;
+    if (!steps) e = std::max(done, c.steps);
+    else if (__builtin_add_overflow(done, *steps, &e)) fail("/chains", "steps_done + --steps overflows 64 bits");
+    end.push_back(e);
+  }
+  return end;
+}
+
+inline std::uint64_t most(const std::vector<std::uint64_t>& v) { return v.empty() ? 0 : *std::max_element(v.begin(), v.end()); }
 
 inline RunConfig config_of(const json& record, const Registry& registry) {
   try {
@@ -298,14 +345,17 @@ inline RunConfig config_of(const json& record, const Registry& registry) {
 
 }  // namespace detail
 
-/// Continues a record held in memory for `steps` more steps per chain, exactly as if the run had never
-/// stopped; returns the whole continued record (schema version 2), draws included.
-inline json resume(const json& record, std::uint64_t steps, const Options& opt = {}, const Registry& registry = shipped_registry()) {
+/// Continues a record held in memory for `steps` more steps per chain (none: to the config's `steps`, which
+/// completes an interrupted run), exactly as if the run had never stopped; returns the whole continued
+/// record (schema version 2), draws included.
+inline json resume(const json& record, std::optional<std::uint64_t> steps, const Options& opt = {},
+                   const Registry& registry = shipped_registry()) {
   validate_record(record);
   const auto t0 = detail::Clock::now();
   const RunConfig c = detail::config_of(record, registry);
   auto chains = detail::restore_chains(record, c);
-  const output::RunHeader header = detail::header_of(c, *chains.front(), chains.front()->steps_done() + steps);
+  const std::vector<std::uint64_t> end = detail::resume_ends(chains, c, steps);
+  const output::RunHeader header = detail::header_of(c, *chains.front(), detail::most(end));
   output::RecordInMemory memory;
   output::Writer* writers[] = {&memory};
   memory.begin(header);
@@ -329,13 +379,14 @@ inline json resume(const json& record, std::uint64_t steps, const Options& opt =
     buffer.flush();
   }
   json phases = record["timings"]["phases"];
-  detail::continue_run(chains, c, steps, opt, header, writers, kept, phases, "resume", detail::seconds_since(t0));
+  detail::continue_run(chains, c, end, opt, header, writers, kept, phases, "resume", detail::seconds_since(t0));
   return std::move(memory.record());
 }
 
-/// Continues the record in file `path` for `steps` more steps per chain, streaming every draw (the
+/// Continues the record in file `path` for `steps` more steps per chain (none: to the config's `steps`),
+/// streaming every draw (the
 /// record's and the new ones) to `writers`; returns the continued record without draws.
-inline json resume_file(const std::string& path, std::uint64_t steps, const Options& opt, const Registry& registry,
+inline json resume_file(const std::string& path, std::optional<std::uint64_t> steps, const Options& opt, const Registry& registry,
                         std::span<output::Writer* const> writers) {
   const auto t0 = detail::Clock::now();
   // First pass: the record without its draws, to build the chains and the writers' header.
@@ -347,7 +398,8 @@ inline json resume_file(const std::string& path, std::uint64_t steps, const Opti
   }
   const RunConfig c = detail::config_of(record, registry);
   auto chains = detail::restore_chains(record, c);
-  const output::RunHeader header = detail::header_of(c, *chains.front(), chains.front()->steps_done() + steps);
+  const std::vector<std::uint64_t> end = detail::resume_ends(chains, c, steps);
+  const output::RunHeader header = detail::header_of(c, *chains.front(), detail::most(end));
   for (output::Writer* w : writers) w->begin(header);
   // Second pass: the record's draws into the writers, as they are read.
   std::vector<std::uint64_t> kept(c.chains, 0);
@@ -361,7 +413,7 @@ inline json resume_file(const std::string& path, std::uint64_t steps, const Opti
     });
     buffer.flush();
   }
-  return detail::continue_run(chains, c, steps, opt, header, writers, kept, record["timings"]["phases"], "resume",
+  return detail::continue_run(chains, c, end, opt, header, writers, kept, record["timings"]["phases"], "resume",
                               detail::seconds_since(t0));
 }
 

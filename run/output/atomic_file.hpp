@@ -9,9 +9,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <array>
+#include <atomic>
 #include <cerrno>
+#include <cstdlib>
 #include <cstdio>
 #include <cstring>
+#include <string.h>
 #include <filesystem>
 #include <string>
 #include <string_view>
@@ -53,6 +57,41 @@ inline int create_temporary(const std::string& path, std::string& tmp) {
   return fd;
 }
 
+/// The temporaries of outputs not yet committed, for a signal handler that must exit at once without
+/// leaving them behind (the command line's second SIGINT/SIGTERM). Slots hold heap copies of the names;
+/// `remove_all` only reads and unlinks, so it is async-signal-safe.
+class Temporaries {
+ public:
+  static Temporaries& instance() {
+    static Temporaries t;
+    return t;
+  }
+  void add(const std::string& path) {
+    char* copy = ::strdup(path.c_str());
+    for (auto& slot : slots_) {
+      char* empty = nullptr;
+      if (slot.compare_exchange_strong(empty, copy)) return;
+    }
+    std::free(copy);  // every slot taken: this one is not removed by a second signal
+  }
+  void remove(const std::string& path) {
+    for (auto& slot : slots_) {
+      char* p = slot.load();
+      if (p && path == p && slot.compare_exchange_strong(p, nullptr)) {
+        std::free(p);
+        return;
+      }
+    }
+  }
+  void remove_all_now() noexcept {
+    for (auto& slot : slots_)
+      if (const char* p = slot.load()) ::unlink(p);
+  }
+
+ private:
+  std::array<std::atomic<char*>, 8192> slots_{};
+};
+
 }  // namespace detail
 
 /// Fails (naming the file) unless a file can be created beside `path` — called before a long run, so an
@@ -66,7 +105,10 @@ inline void check_writable(const std::string& path) {
 
 class AtomicFile {
  public:
-  explicit AtomicFile(std::string path) : path_(std::move(path)) { fd_ = detail::create_temporary(path_, tmp_); }
+  explicit AtomicFile(std::string path) : path_(std::move(path)) {
+    fd_ = detail::create_temporary(path_, tmp_);
+    detail::Temporaries::instance().add(tmp_);
+  }
   AtomicFile(const AtomicFile&) = delete;
   AtomicFile& operator=(const AtomicFile&) = delete;
   AtomicFile(AtomicFile&& o) noexcept
@@ -101,6 +143,7 @@ class AtomicFile {
     if (::close(std::exchange(fd_, -1)) != 0) fail_with(fmt::format("close failed: {}", std::strerror(errno)));
     if (std::rename(tmp_.c_str(), path_.c_str()) != 0) fail_with(fmt::format("cannot replace the file: {}", std::strerror(errno)));
     done_ = true;
+    detail::Temporaries::instance().remove(tmp_);
     // The rename is durable once the folder is synced (a crash right after cannot bring back the old file).
     if (const int dir = ::open(detail::folder_of(path_).c_str(), O_RDONLY | O_DIRECTORY); dir >= 0) {
       ::fsync(dir);
@@ -111,7 +154,10 @@ class AtomicFile {
   /// Drops the temporary; the target keeps what it held.
   void abandon() noexcept {
     if (fd_ >= 0) ::close(std::exchange(fd_, -1));
-    if (!done_) ::unlink(tmp_.c_str());
+    if (!done_) {
+      ::unlink(tmp_.c_str());
+      detail::Temporaries::instance().remove(tmp_);
+    }
     done_ = true;
   }
 

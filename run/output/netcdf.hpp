@@ -179,6 +179,7 @@ class NetcdfWriter final : public Writer {
       put_draws(block, offset);
       put_statistics(block, offset);
       if (has_lp_) lp_.putVar({block.chain, offset}, {1, rows}, block.lp.data());
+      cover_draws(offset + rows);
     });
     written_[block.chain] = offset + rows;
   }
@@ -259,9 +260,23 @@ class NetcdfWriter final : public Writer {
     }
   }
 
-  std::vector<netCDF::NcDim> sample_dims(netCDF::NcGroup& group) const {
-    return {netcdf_detail::add_indexed_dim(group, "chain", chains_),
-            netcdf_detail::add_indexed_dim(group, "draw", static_cast<std::size_t>(expected_draws_))};
+  // `draw` is unlimited: it grows with the draws written (a run may end early, interrupted or stopped by
+  // an error, and the announced count may be far larger than memory), its coordinate written as it grows.
+  std::vector<netCDF::NcDim> sample_dims(netCDF::NcGroup& group) {
+    std::vector<netCDF::NcDim> dims{netcdf_detail::add_indexed_dim(group, "chain", chains_),
+                                    netcdf_detail::add_indexed_dim(group, "draw", 0)};
+    draw_coordinates_.push_back(group.getVar("draw"));
+    return dims;
+  }
+
+  // Extends the `draw` coordinates to cover draws [0, n).
+  void cover_draws(std::uint64_t n) {
+    if (n <= draws_covered_) return;
+    std::vector<long long> index(static_cast<std::size_t>(n - draws_covered_));
+    for (std::size_t i = 0; i < index.size(); ++i) index[i] = static_cast<long long>(draws_covered_ + i);
+    for (const netCDF::NcVar& v : draw_coordinates_)
+      v.putVar({static_cast<std::size_t>(draws_covered_)}, {index.size()}, index.data());
+    draws_covered_ = n;
   }
 
   static netCDF::NcVar add_real(netCDF::NcGroup& group, const std::string& name, const std::vector<netCDF::NcDim>& dims,
@@ -337,7 +352,7 @@ class NetcdfWriter final : public Writer {
       draws_kept_.putVar(at, static_cast<long long>(written_[c]));
       chain_status_.putVar(at, string_field(chain, "status", "ok"));
       chain_error_.putVar(at, string_field(chain, "error", ""));
-      const std::size_t missing = static_cast<std::size_t>(expected_draws_ - written_[c]);
+      const std::size_t missing = static_cast<std::size_t>(draws_covered_ - written_[c]);
       if (missing == 0) continue;
       flags_.assign(missing, 0);
       for (const StatisticVar& s : statistics_)
@@ -375,6 +390,8 @@ class NetcdfWriter final : public Writer {
   Eigen::Index dim_ = 0;
   std::size_t chains_ = 0;
   std::uint64_t expected_draws_ = 0;
+  std::uint64_t draws_covered_ = 0;                ///< the length of `draw`: the most draws any chain wrote
+  std::vector<netCDF::NcVar> draw_coordinates_;  ///< `draw` of each group
   bool has_lp_ = false;
   netCDF::NcVar x_, lp_, draws_kept_, chain_status_, chain_error_;
   std::vector<StatisticVar> statistics_;
