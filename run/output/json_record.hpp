@@ -292,6 +292,8 @@ inline json read_record(const std::string& path, const std::function<void(const 
 
   using E = json::parse_event_t;
   json::parser_callback_t callback = [&](int depth, E event, json& parsed) -> bool {
+    // As read_json_file: deeper nesting than any record has would overflow the stack when printed or freed.
+    if (depth > 256) throw Error(fmt::format("{}: nested deeper than 256 levels; not a run record", path));
     const auto d = static_cast<std::size_t>(depth);
     if (event == E::key) {
       if (d < key_at.size()) key_at[d] = parsed.get<std::string>();

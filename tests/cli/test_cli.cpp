@@ -431,3 +431,18 @@ TEST_CASE("the complete recipe and the Riemannian samplers from configs: exact r
   CHECK(r.code != 0);
   CHECK(r.err.find("metric.offset") != std::string::npos);
 }
+
+TEST_CASE("a config or record nested 100,000 levels deep is refused with an error, not a crash") {
+  // Catches: a stack overflow in the JSON library's recursive printing or destruction (it segfaulted).
+  const auto deep = scratch() / "deep.json";
+  {
+    std::ofstream out(deep);
+    out << std::string(100000, '[') << std::string(100000, ']');
+  }
+  for (const char* cmd : {"run -q '{}'", "summary '{}'", "resume '{}' --steps 1 -o never.json", "convert '{}' --format csv -o never"}) {
+    const Result r = sgmcmc(fmt::format(fmt::runtime(cmd), deep.string()));
+    CHECK_MESSAGE(r.code == 1, cmd);
+    CHECK_MESSAGE(r.err.find("nested deeper than 256 levels") != std::string::npos, r.err);
+  }
+  CHECK_FALSE(fs::exists(scratch() / "never.json"));
+}
