@@ -114,18 +114,15 @@ class JsonRecordWriter final : public Writer {
     header_ = header;
     spools_.clear();
     for (std::size_t c = 0; c < header.chains; ++c) spools_.push_back(std::make_unique<detail::Spool>(path_));
-    rows_.assign(header.chains, 0);
   }
   void append(const DrawBlock& b) override {
     auto& spool = *spools_.at(b.chain);
-    std::vector<double> row;
     for (std::size_t i = 0; i < b.rows(); ++i) {
-      row.assign(b.row(i).begin(), b.row(i).end());
-      for (Statistic s : header_.statistics) row.push_back(b.stats[i].get(s));
-      if (header_.has_lp) row.push_back(b.lp[i]);
-      spool.write(row.data(), row.size());
+      row_.assign(b.row(i).begin(), b.row(i).end());
+      for (Statistic s : header_.statistics) row_.push_back(b.stats[i].get(s));
+      if (header_.has_lp) row_.push_back(b.lp[i]);
+      spool.write(row_.data(), row_.size());
     }
-    rows_[b.chain] += b.rows();
   }
   void finish(const json& record) override {
     AtomicFile file(path_);
@@ -204,7 +201,7 @@ class JsonRecordWriter final : public Writer {
   std::string path_;
   RunHeader header_;
   std::vector<std::unique_ptr<detail::Spool>> spools_;
-  std::vector<std::uint64_t> rows_;
+  std::vector<double> row_;  ///< scratch: one spooled row
 };
 
 /// The JSON run record kept in memory (`run::run`'s return value, for programs and tests that look at
@@ -272,7 +269,7 @@ inline json read_record(const std::string& path, const std::function<void(const 
   std::vector<std::vector<double>> pending_rows;
   std::size_t rows_seen = 0;
   std::vector<std::pair<std::string, double>> row_stats;
-  bool have_stats = false, rows_done = false;
+  bool have_stats = false;
   std::vector<std::uint64_t> draws_per_chain;
 
   const auto emit = [&](std::span<const double> values, std::size_t index) {
@@ -287,7 +284,7 @@ inline json read_record(const std::string& path, const std::function<void(const 
     draws_per_chain.push_back(rows_seen);
     stat_columns.clear();
     rows_seen = 0;
-    have_stats = rows_done = false;
+    have_stats = false;
   };
 
   using E = json::parse_event_t;
@@ -319,7 +316,6 @@ inline json read_record(const std::string& path, const std::function<void(const 
         else pending_rows.push_back(row);
         return false;
       }
-      if (event == E::array_end && d == 3) rows_done = true;
       return true;
     }
     if (stats) {
@@ -344,7 +340,6 @@ inline json read_record(const std::string& path, const std::function<void(const 
   } catch (const json::parse_error& e) {
     throw Error(fmt::format("{}: not valid JSON: {}", path, e.what()));
   }
-  (void)rows_done;
   if (record.is_object() && record.contains("chains") && record["chains"].is_array())
     for (std::size_t c = 0; c < record["chains"].size() && c < draws_per_chain.size(); ++c)
       if (json& ch = record["chains"][c]; ch.is_object()) {
