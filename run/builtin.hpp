@@ -1,19 +1,18 @@
 #pragma once
 // The registry of everything the library ships: its manifolds, targets and samplers. A user's own CLI
 // starts from it and adds entries (examples/custom_cli/).
-#include <sgmcmc/run/manifolds.hpp>
+//
+// Compiled once, in the library `sgmcmc::run` (run/builtin.cpp): building every sampler on
+// AnyManifold × AnyTarget takes about a minute and 2 GB of compiler memory, which a program that only
+// runs a config should not pay. Declared here; link `sgmcmc::run` (or `sgmcmc::cli`) to use.
 #include <sgmcmc/run/registry.hpp>
-#include <sgmcmc/run/samplers/builtin.hpp>
-#include <sgmcmc/run/targets/builtin.hpp>
 
 namespace sgmcmc::run {
 
-inline Registry builtin_registry() {
-  Registry r;
-  add_builtin_manifolds(r);
-  add_builtin_targets(r);
-  add_builtin_samplers(r);
-  return r;
-}
+/// A new registry holding the shipped entries (to add one's own to).
+Registry builtin_registry();
+
+/// The registry of the shipped entries, built once (thread-safe).
+const Registry& shipped_registry();
 
 }  // namespace sgmcmc::run

@@ -34,19 +34,30 @@ namespace sgmcmc::run {
 inline constexpr const char* schema_name = "sgmcmc.run";
 inline constexpr int schema_version = 2;
 
-/// The registry of the shipped entries, built once.
-inline const Registry& shipped_registry() {
-  static const Registry registry = builtin_registry();
-  return registry;
-}
-
 struct Options {
   unsigned threads = 0;   ///< 0: one per core (at most one per chain)
   bool progress = false;  ///< draw a progress bar on stderr
   /// When set (by another thread or a signal handler), the chains stop within 64 steps and the run ends
   /// with what it has: every writer gets its draws, and the record, status "interrupted", resumes.
   const std::atomic<bool>* stop = nullptr;
+  /// Resume a record whose config was edited after it was written (its `config_digest` differs): the
+  /// resumed phase is marked `config_changed` in the record's timings. Off: such a record is refused.
+  bool allow_changed_config = false;
 };
+
+/// A digest of a resolved config: FNV-1a (64 bits) over its compact JSON text, which is canonical
+/// (objects keep their keys sorted; doubles print in their shortest round-trip form). The record
+/// carries it; resume compares it with the record's config to tell an edited config from the one the
+/// draws were made with. A check against edits, not against an adversary.
+inline std::string config_digest(const json& config) {
+  std::uint64_t h = 0xcbf29ce484222325ull;
+  for (const unsigned char ch : config.dump()) h = (h ^ ch) * 0x100000001b3ull;
+  return fmt::format("fnv1a64:{:016x}", h);
+}
+
+/// How far a resumed chain's saved position may lie from its manifold: far above the drift of any
+/// shipped flow over a long run (1e-12 and below), far below any edit that changes a draw.
+inline constexpr double resume_manifold_tolerance = 1e-6;
 
 namespace detail {
 
@@ -189,7 +200,8 @@ inline json record_of(const RunConfig& c, const std::vector<std::unique_ptr<AnyC
                       const std::vector<ChainStatus>& status, const std::vector<std::uint64_t>& kept, json phases,
                       bool interrupted) {
   json record = {{"schema", schema_name}, {"schema_version", schema_version},
-                 {"library", {{"name", "sgmcmc"}, {"version", sgmcmc::version}}}, {"config", c.resolved}};
+                 {"library", {{"name", "sgmcmc"}, {"version", sgmcmc::version}}}, {"config", c.resolved},
+                 {"config_digest", config_digest(c.resolved)}};
   bool ok = true;
   json out = json::array();
   for (std::size_t i = 0; i < chains.size(); ++i) {
@@ -216,7 +228,8 @@ inline json phase(const char* name, std::uint64_t steps, double setup, double sa
 // earlier draws), and finishes them with the record.
 inline json continue_run(std::vector<std::unique_ptr<AnyChain>>& chains, const RunConfig& c,
                          const std::vector<std::uint64_t>& end, const Options& opt, const output::RunHeader& header, std::span<output::Writer* const> writers,
-                         std::vector<std::uint64_t> kept, json phases, const char* phase_name, double setup) {
+                         std::vector<std::uint64_t> kept, json phases, const char* phase_name, double setup,
+                         bool config_changed = false) {
   const auto t1 = Clock::now();
   bool interrupted = false;
   std::uint64_t steps = 0;  // the phase's steps: the longest chain's
@@ -224,6 +237,7 @@ inline json continue_run(std::vector<std::unique_ptr<AnyChain>>& chains, const R
   const auto status = advance_streaming(chains, c, end, opt, header, writers, kept, interrupted);
   phases.push_back(phase(phase_name, steps, setup, seconds_since(t1)));
   if (interrupted) phases.back()["interrupted"] = true;
+  if (config_changed) phases.back()["config_changed"] = true;
   json record = record_of(c, chains, status, kept, std::move(phases), interrupted);
   for (output::Writer* w : writers) w->finish(record);
   return record;
@@ -301,6 +315,55 @@ inline void validate_record(const json& r) {
 
 namespace detail {
 
+// Whether the record's config is the one its draws were made with (records without a digest, written
+// before it existed, are taken as they are). Edited and not allowed: an error naming the field.
+inline bool config_changed(const json& record, const Options& opt) {
+  if (!record.contains("config_digest")) return false;
+  const json& d = record["config_digest"];
+  if (!d.is_string()) fail("/config_digest", fmt::format("expected a string, got {}", describe(d)));
+  if (d.get<std::string>() == config_digest(record["config"])) return false;
+  if (!opt.allow_changed_config)
+    fail("/config", "the config was edited after the run was written (it no longer matches /config_digest): the "
+                    "saved states and draws were made with other settings. Resume the record as written, or allow "
+                    "the change explicitly (--allow-changed; C++: Options::allow_changed_config), which the "
+                    "resumed record notes");
+  return true;
+}
+
+// Checks what a resumed record must satisfy beyond its shape: each chain's identity and stream (two
+// chains with one stream would make the same draws), its saved position finite and on the manifold (a
+// step would silently project an edited one back), and its number of draws the one its steps_done,
+// burn_in and thin keep (draws deleted or added; an impossible steps_done).
+inline void check_restored(const json& record, const RunConfig& c, const std::vector<std::unique_ptr<AnyChain>>& chains,
+                           const std::vector<std::uint64_t>& draws, bool config_changed) {
+  const Retention keep{c.burn_in, c.thin};
+  for (std::size_t i = 0; i < chains.size(); ++i) {
+    const json& ch = record["chains"][i];
+    const std::string p = fmt::format("/chains/{}", i);
+    for (const char* key : {"id", "stream"})
+      if (ch.contains(key) && !(ch[key].is_number_unsigned() && ch[key].get<std::uint64_t>() == i))
+        fail(p + "/" + key, fmt::format("expected {} (the chain's place in the record), got {}", i, describe(ch[key])));
+    const json& rng = ch["state"]["rng"];
+    if (rng["stream"].get<std::uint64_t>() != i)
+      fail(p + "/state/rng/stream", fmt::format("expected stream {} for chain {}, got {}: chains sharing a stream make the same draws",
+                                                i, i, rng["stream"].get<std::uint64_t>()));
+    if (!config_changed && rng["seed"].get<std::uint64_t>() != c.seed)
+      fail(p + "/state/rng/seed", fmt::format("expected the config's seed {}, got {}", c.seed, rng["seed"].get<std::uint64_t>()));
+    const Eigen::VectorXd& x = chains[i]->position();
+    if (!x.allFinite()) fail(p + "/state", "the saved position is not finite");
+    if (const double d = c.manifold.manifold.distance_to(x); !(d <= resume_manifold_tolerance))
+      fail(p + "/state", fmt::format("the saved position is {:.3g} off the {} manifold (tolerance {:g}): the state was edited or "
+                                     "corrupted", d, c.manifold.kind, resume_manifold_tolerance));
+    const std::uint64_t steps = chains[i]->steps_done(), expected = kept_by(steps, keep);
+    if (draws[i] != expected)
+      fail(p + "/draws", fmt::format("the record holds {} draws for chain {}, but {} steps with burn_in {} and thin {} keep {}: "
+                                     "draws were deleted or added, or steps_done was edited", draws[i], i, steps, keep.burn_in,
+                                     keep.thin, expected));
+    if (ch.contains("draws") && !(ch["draws"].is_number_unsigned() && ch["draws"].get<std::uint64_t>() == draws[i]))
+      fail(p + "/draws", fmt::format("says {} draws, but the record holds {}", describe(ch["draws"]), draws[i]));
+  }
+}
+
 // Rebuilds a record's chains at their saved states, ready to continue.
 inline std::vector<std::unique_ptr<AnyChain>> restore_chains(const json& record, const RunConfig& c) {
   if (record["chains"].size() != c.chains)
@@ -352,8 +415,12 @@ inline json resume(const json& record, std::optional<std::uint64_t> steps, const
                    const Registry& registry = shipped_registry()) {
   validate_record(record);
   const auto t0 = detail::Clock::now();
+  const bool changed = detail::config_changed(record, opt);
   const RunConfig c = detail::config_of(record, registry);
   auto chains = detail::restore_chains(record, c);
+  std::vector<std::uint64_t> held;
+  for (const json& ch : record["chains"]) held.push_back(ch["samples"].size());
+  detail::check_restored(record, c, chains, held, changed);
   const std::vector<std::uint64_t> end = detail::resume_ends(chains, c, steps);
   const output::RunHeader header = detail::header_of(c, *chains.front(), detail::most(end));
   output::RecordInMemory memory;
@@ -379,7 +446,7 @@ inline json resume(const json& record, std::optional<std::uint64_t> steps, const
     buffer.flush();
   }
   json phases = record["timings"]["phases"];
-  detail::continue_run(chains, c, end, opt, header, writers, kept, phases, "resume", detail::seconds_since(t0));
+  detail::continue_run(chains, c, end, opt, header, writers, kept, phases, "resume", detail::seconds_since(t0), changed);
   return std::move(memory.record());
 }
 
@@ -389,15 +456,26 @@ inline json resume(const json& record, std::optional<std::uint64_t> steps, const
 inline json resume_file(const std::string& path, std::optional<std::uint64_t> steps, const Options& opt, const Registry& registry,
                         std::span<output::Writer* const> writers) {
   const auto t0 = detail::Clock::now();
-  // First pass: the record without its draws, to build the chains and the writers' header.
-  const json record = output::read_record(path, [](const output::RecordDraw&) {});
+  // First pass: the record without its draws (counted), to check it, build the chains and the writers'
+  // header. Nothing is written unless the whole record passes.
+  std::vector<std::uint64_t> held;
+  const json record = output::read_record(path, [&](const output::RecordDraw& d) {
+    if (d.chain >= held.size()) held.resize(d.chain + 1, 0);
+    ++held[d.chain];
+  });
+  RunConfig c;
+  std::vector<std::unique_ptr<AnyChain>> chains;
+  bool changed = false;
   try {
     validate_record(record);
+    changed = detail::config_changed(record, opt);
+    c = detail::config_of(record, registry);
+    chains = detail::restore_chains(record, c);
+    held.resize(chains.size(), 0);
+    detail::check_restored(record, c, chains, held, changed);
   } catch (const Error& e) {
     throw Error(fmt::format("{}: {}", path, e.what()));
   }
-  const RunConfig c = detail::config_of(record, registry);
-  auto chains = detail::restore_chains(record, c);
   const std::vector<std::uint64_t> end = detail::resume_ends(chains, c, steps);
   const output::RunHeader header = detail::header_of(c, *chains.front(), detail::most(end));
   for (output::Writer* w : writers) w->begin(header);
@@ -414,7 +492,7 @@ inline json resume_file(const std::string& path, std::optional<std::uint64_t> st
     buffer.flush();
   }
   return detail::continue_run(chains, c, end, opt, header, writers, kept, record["timings"]["phases"], "resume",
-                              detail::seconds_since(t0));
+                              detail::seconds_since(t0), changed);
 }
 
 /// Writes the record in file `path` again through `writers` (another format, or JSON version 2).
