@@ -21,6 +21,16 @@ concept Potential = requires(const P p, const Point& x, Point& g, detail::Archet
   p.gradient(x, g, rng);
 };
 
+/// A potential whose `gradient(x, g, rng)` takes the engine type R a chain drives it with: what every
+/// gradient sampler's `step` requires, so a potential with the wrong signature fails `Sampler<S, P, R>`
+/// at the chain's declaration with one concept error naming this requirement (GCC shows it from
+/// -fconcepts-diagnostics-depth=2, which the exported target sets), not pages from inside the step.
+/// (Potential is this for any engine; a potential written for one engine type is PotentialFor it only.)
+template <class P, class R, class Point = Eigen::VectorXd>
+concept PotentialFor = requires(const P p, const Point& x, Point& g, R& rng) {
+  p.gradient(x, g, rng);
+};
+
 /// A potential whose exact value is available: needed by Metropolis–Hastings corrected samplers (HMC,
 /// GMC) and by tests. `exact_gradient(x, g)` is the full-data, noise-free gradient.
 template <class P, class Point = Eigen::VectorXd>

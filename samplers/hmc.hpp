@@ -56,6 +56,7 @@ struct Sampler {
   }
 
   template <class P, class R>
+    requires PotentialFor<P, R>
   StepInfo step(State& s, const P& potential, R& rng, std::uint64_t t) const {
     const double h = step_size.at(t);
     const std::uint64_t evals0 = s.gradient_evals, reflections0 = s.reflections;

@@ -17,6 +17,7 @@
 #include <Eigen/Core>
 #include <fmt/format.h>
 
+#include <sgmcmc/concepts/potential.hpp>
 #include <sgmcmc/concepts/sampler.hpp>
 #include <sgmcmc/manifolds/euclidean.hpp>
 #include <sgmcmc/modules/error.hpp>
@@ -51,6 +52,7 @@ struct Sampler {
   }
 
   template <class P, class R>
+    requires PotentialFor<P, R>
   StepInfo step(State& s, const P& potential, R& rng, std::uint64_t t) const {
     const double h = step_size.at(t);
     potential.gradient(s.x, s.gradient, rng);

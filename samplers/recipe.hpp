@@ -18,6 +18,7 @@
 #include <Eigen/Core>
 #include <fmt/format.h>
 
+#include <sgmcmc/concepts/potential.hpp>
 #include <sgmcmc/concepts/sampler.hpp>
 #include <sgmcmc/modules/error.hpp>
 #include <sgmcmc/modules/recipe/checks.hpp>
@@ -97,6 +98,7 @@ struct Sampler {
   }
 
   template <class P, class R>
+    requires PotentialFor<P, R>
   StepInfo step(State& s, const P& potential, R& rng, std::uint64_t t) const {
     const double h = step_size.at(t);
     const std::uint64_t evals0 = s.gradient_evals;

@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include <sgmcmc/concepts/manifold.hpp>
+#include <sgmcmc/concepts/potential.hpp>
 #include <sgmcmc/concepts/sampler.hpp>
 #include <sgmcmc/modules/error.hpp>
 #include <sgmcmc/modules/schedule/step_size.hpp>
@@ -43,6 +44,7 @@ struct Sampler {
   }
 
   template <class P, class R>
+    requires PotentialFor<P, R>
   StepInfo step(State& s, const P& potential, R& rng, std::uint64_t t) const {
     const double h = step_size.at(t);
     const double var = 2.0 * h - noise_estimate * h * h;

@@ -15,6 +15,7 @@
 #include <Eigen/Core>
 #include <fmt/format.h>
 
+#include <sgmcmc/concepts/potential.hpp>
 #include <sgmcmc/concepts/sampler.hpp>
 #include <sgmcmc/modules/error.hpp>
 #include <sgmcmc/modules/recipe/checks.hpp>
@@ -42,6 +43,7 @@ struct Sampler {
   }
 
   template <class P, class R>
+    requires PotentialFor<P, R>
   StepInfo step(State& s, const P& potential, R& rng, std::uint64_t t) const {
     const double h = step_size.at(t);
     potential.gradient(s.x, s.gradient, rng);
@@ -107,6 +109,7 @@ struct ExpandedMean {
   }
 
   template <class P, class R>
+    requires PotentialFor<P, R>
   StepInfo step(State& s, const P& potential, R& rng, std::uint64_t t) const {
     const double h = step_size.at(t);
     potential.gradient(s.x, s.gradient, rng);

@@ -4,6 +4,7 @@
 #include <cstdint>
 
 #include <sgmcmc/concepts/dynamics.hpp>
+#include <sgmcmc/concepts/potential.hpp>
 #include <sgmcmc/concepts/sampler.hpp>
 #include <sgmcmc/modules/schedule/step_size.hpp>
 #include <sgmcmc/modules/splitting/scheme.hpp>
@@ -27,6 +28,7 @@ struct Sampler {
 
   /// Advances one step (step index t, from 0); no MH test, so its acceptance is 1.
   template <class P, class R>
+    requires PotentialFor<P, R>
   StepInfo step(State& s, const P& potential, R& rng, std::uint64_t t) const {
     const double h = step_size.at(t);
     const std::uint64_t evals0 = s.gradient_evals, reflections0 = s.reflections;

@@ -56,3 +56,25 @@ run_cli(resume "${WORK_DIR}/file.json" --steps 100 -q -o "${WORK_DIR}/resumed.js
 run_cli(summary "${WORK_DIR}/resumed.json" --json)
 string(JSON mean GET "${out}" summary 5 mean)
 message(STATUS "example_custom_cli: run, resume, summary ok (E[x_6] = ${mean}; exact 0.750671)")
+
+# Concept errors at the point of use: a potential whose gradient lacks the engine parameter, built
+# against the installed package (whose target carries GCC's -fconcepts-diagnostics-depth=2), must fail
+# with one screen of error naming the requirement, not pages from inside a sampler's step (before the
+# samplers' `step` required PotentialFor: 46 lines naming kick.hpp, never the requirement).
+execute_process(COMMAND ${CMAKE_COMMAND} -S "${SOURCE_DIR}/tests/install/wrong_potential" -B "${WORK_DIR}/wrong_potential"
+                        -DCMAKE_PREFIX_PATH=${prefix} -DCMAKE_BUILD_TYPE=Release RESULT_VARIABLE rc)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "configuring tests/install/wrong_potential failed (${rc})")
+endif()
+execute_process(COMMAND ${CMAKE_COMMAND} --build "${WORK_DIR}/wrong_potential" RESULT_VARIABLE rc
+                OUTPUT_VARIABLE out ERROR_VARIABLE err)
+string(APPEND out "${err}")
+if(rc EQUAL 0)
+  message(FATAL_ERROR "a potential without the engine parameter compiled")
+endif()
+string(REGEX MATCHALL "[^\n]*(error|note|required)[^\n]*" diagnostics "${out}")
+list(LENGTH diagnostics lines)
+if(NOT out MATCHES "PotentialFor" OR NOT out MATCHES "p\\.gradient\\(x, g, rng\\)" OR lines GREATER 40)
+  message(FATAL_ERROR "the wrong potential's error does not name PotentialFor and p.gradient(x, g, rng) in at most 40 diagnostic lines (${lines}):\n${out}")
+endif()
+message(STATUS "wrong potential: ${lines} diagnostic lines naming PotentialFor")
