@@ -91,9 +91,20 @@ inline void print_summary(const json& record, const std::vector<Eigen::MatrixXd>
   const auto sums = diagnostics::summarize_columns(chains, std::max(1u, std::thread::hardware_concurrency()));
   // Stan's warnings, and a chain that stopped (its draws end early; its last state is not a draw).
   std::vector<std::string> warnings = diagnostics::convergence_warnings(sums, chains.size());
-  for (const auto& ch : record["chains"])
-    if (ch["status"] != "ok")
-      warnings.push_back(fmt::format("chain {} stopped early with an error: {}", ch["id"].get<int>(), ch["error"].get<std::string>()));
+  // The record's own words, read without trusting their types (a hand-edited record must not crash the
+  // summary): chain i is the i-th entry, its error printed escaped and cut to 100 characters.
+  const auto error_of = [](const json& ch) {
+    return ch.contains("error") && ch["error"].is_string() ? run::printable(ch["error"].get<std::string>()) : std::string("no message");
+  };
+  const auto name_in = [&](const char* section) {
+    const json& cfg = record["config"];
+    const bool ok = cfg.is_object() && cfg.contains(section) && cfg[section].is_object() && cfg[section].contains("name") &&
+                    cfg[section]["name"].is_string();
+    return ok ? run::printable(cfg[section]["name"].get<std::string>()) : std::string("?");
+  };
+  const json& record_chains = record["chains"];
+  for (std::size_t i = 0; i < record_chains.size(); ++i)
+    if (record_chains[i]["status"] != "ok") warnings.push_back(fmt::format("chain {} stopped early with an error: {}", i, error_of(record_chains[i])));
   if (as_json) {
     json out = json::array();
     for (std::size_t k = 0; k < sums.size(); ++k) {
@@ -106,9 +117,7 @@ inline void print_summary(const json& record, const std::vector<Eigen::MatrixXd>
   }
   std::size_t draws = 0;
   for (const auto& c : chains) draws += static_cast<std::size_t>(c.rows());
-  const auto& cfg = record["config"];
-  os << fmt::format("sampler {}, target {}, {} chains, {} draws kept\n", cfg["sampler"]["name"].get<std::string>(),
-                    cfg["target"]["name"].get<std::string>(), chains.size(), draws);
+  os << fmt::format("sampler {}, target {}, {} chains, {} draws kept\n", name_in("sampler"), name_in("target"), chains.size(), draws);
   os << fmt::format("{:>6} {:>10} {:>10} {:>10} {:>10} {:>10} {:>10} {:>9} {:>9} {:>7}\n", "coord", "mean", "sd", "q5",
                     "q50", "q95", "mcse_mean", "ess_bulk", "ess_tail", "rhat");
   for (std::size_t k = 0; k < sums.size(); ++k) {
@@ -116,9 +125,10 @@ inline void print_summary(const json& record, const std::vector<Eigen::MatrixXd>
     os << fmt::format("{:>6} {:>10.4f} {:>10.4f} {:>10.4f} {:>10.4f} {:>10.4f} {:>10.4f} {:>9.0f} {:>9.0f} {:>7.3f}\n", k,
                       s.mean, s.sd, s.q5, s.q50, s.q95, s.mcse_mean, s.ess_bulk, s.ess_tail, s.rhat);
   }
-  for (const auto& ch : record["chains"]) {
-    os << fmt::format("chain {}: {}", ch["id"].get<int>(), ch["diagnostics"].dump());
-    if (ch["status"] != "ok") os << "  ERROR " << ch["error"].get<std::string>();
+  for (std::size_t i = 0; i < record_chains.size(); ++i) {
+    const json& ch = record_chains[i];
+    os << fmt::format("chain {}: {}", i, ch.contains("diagnostics") ? run::printable(ch["diagnostics"].dump(), 400) : "{}");
+    if (ch["status"] != "ok") os << "  ERROR " << error_of(ch);
     os << '\n';
   }
   for (const auto& w : warnings) os << "warning: " << w << '\n';
@@ -279,6 +289,8 @@ inline int main(int argc, const char* const* argv, const run::Registry& registry
   auto* resume_output = resume->add_option("-o,--output", resume_out, "where to write the continued record")->required();
   resume->add_option("--threads", opt.threads, "threads for the chains (default: one per core)");
   resume->add_flag("-q,--quiet", quiet, "print nothing but errors");
+  resume->add_flag("--allow-changed", opt.allow_changed_config,
+                   "resume even if the record's config was edited after it was written (the record notes it)");
   add_format(resume);
 
   auto* convert = app.add_subcommand("convert", "Write a JSON run record in other formats (Stan CSV, NetCDF) or as a version-2 record");

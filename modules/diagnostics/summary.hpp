@@ -23,6 +23,7 @@
 #include <sgmcmc/modules/diagnostics/ess.hpp>
 #include <sgmcmc/modules/diagnostics/quantile.hpp>
 #include <sgmcmc/modules/diagnostics/rhat.hpp>
+#include <sgmcmc/modules/error.hpp>
 #include <sgmcmc/modules/parallel/worker_pool.hpp>
 
 namespace sgmcmc::diagnostics {
@@ -64,7 +65,7 @@ inline Summary summarize(const std::vector<Eigen::VectorXd>& chains) {
 
 // One Summary per coordinate; chains[c] is chain c as a (draws x coordinates)
 // matrix. All chains must have the same number of columns
-// (std::invalid_argument otherwise); rows are truncated to the shortest chain.
+// (sgmcmc::Error otherwise); rows are truncated to the shortest chain.
 // Coordinates are summarised on `threads` threads (each is independent of the
 // others, so the result does not depend on the thread count).
 inline std::vector<Summary> summarize_columns(const std::vector<Eigen::MatrixXd>& chains, unsigned threads = 1) {
@@ -73,7 +74,7 @@ inline std::vector<Summary> summarize_columns(const std::vector<Eigen::MatrixXd>
   Eigen::Index n = chains.front().rows();
   for (const auto& chain : chains) {
     if (chain.cols() != dims) {
-      throw std::invalid_argument("summarize_columns: chains differ in number of columns");
+      throw Error("summarize_columns: chains differ in number of columns");
     }
     n = std::min(n, chain.rows());
   }

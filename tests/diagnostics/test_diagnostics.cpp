@@ -469,7 +469,7 @@ TEST_CASE("summarize truncates to the shortest chain and summarize_columns match
   CHECK(cols[1].ess_bulk == doctest::Approx(a.ess_bulk).epsilon(1e-12));
 
   matrices[1] = Eigen::MatrixXd::Zero(300, 3);
-  CHECK_THROWS_AS(diag::summarize_columns(matrices), std::invalid_argument);
+  CHECK_THROWS_AS(diag::summarize_columns(matrices), sgmcmc::Error);
 }
 
 TEST_CASE("convergence warnings: Stan's thresholds, the worst coordinate named, none for a good run") {
