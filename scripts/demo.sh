@@ -6,4 +6,5 @@ cd "$(dirname "$0")/.."
 scripts/deps.sh
 cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DSGMCMC_BUILD_TESTS=OFF > /dev/null
 cmake --build build -j"$(nproc)" --target sgmcmc_cli
+mkdir -p runs
 ./build/apps/sgmcmc run -o runs/demo.json "$@"

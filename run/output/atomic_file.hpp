@@ -1,10 +1,15 @@
 #pragma once
-// An output file that appears whole or not at all. It is written to a temporary created exclusively
-// beside the target (mkstemp: an unpredictable name, never through a planted symlink, the user's
-// umask), and `commit` flushes it to disk (fsync), renames it over the target and syncs the folder: a
-// reader never sees a half-written file, and a failed or abandoned write leaves the previous file as it
-// was and removes the temporary. Every writer of a run's outputs (JSON record, Stan CSV, NetCDF) goes
+// An output file that appears whole or not at all. It is written to a temporary in the target's folder
+// and `commit` flushes it to disk (fsync), renames it over the target and syncs the folder: a reader
+// never sees a half-written file, and a failed or abandoned write leaves the previous file as it was
+// and removes the temporary. Every writer of a run's outputs (JSON record, Stan CSV, NetCDF) goes
 // through it, so a killed or failed run never leaves a truncated output under the target's name.
+//
+// The temporary has no name while it is written (O_TMPFILE, where the file system offers it): a
+// process killed outright (SIGKILL, the OOM killer) before `commit` leaves nothing behind. At `commit`
+// it is linked under an unpredictable name and renamed over the target at once. A library that writes
+// the file by name itself (netCDF) asks for a named temporary, created exclusively (mkstemp: an
+// unpredictable name, never through a planted symlink); that one a SIGKILL can leave behind.
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -17,6 +22,7 @@
 #include <cstring>
 #include <string.h>
 #include <filesystem>
+#include <random>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -30,21 +36,27 @@ namespace sgmcmc::run {
 
 namespace detail {
 
-/// The folder a file `path` goes into (created if missing), as a path string ("." for a bare name).
+/// The folder a file `path` goes into, as a path string ("." for a bare name). A missing folder is an
+/// error, not created: a mistyped path should not become a new tree of folders.
 inline std::string folder_of(const std::string& path) {
   if (path.empty()) throw Error("an output file name is empty");
   const std::filesystem::path target(path);
   const std::filesystem::path folder = target.has_parent_path() ? target.parent_path() : std::filesystem::path(".");
   std::error_code ec;
-  if (!std::filesystem::exists(folder, ec)) std::filesystem::create_directories(folder, ec);
-  if (ec) throw Error(fmt::format("{}: cannot create the folder: {}", path, ec.message()));
+  if (!std::filesystem::is_directory(folder, ec))
+    throw Error(fmt::format("{}: cannot write there: the folder '{}' does not exist (create it first)", path, folder.string()));
   return folder.string();
+}
+
+/// The name pattern of a temporary beside `path`: ".NAME." then six random characters.
+inline std::string temporary_stem(const std::string& path) {
+  const std::filesystem::path target(path);
+  return (std::filesystem::path(folder_of(path)) / ("." + target.filename().string() + ".")).string();
 }
 
 /// Creates an exclusive temporary file beside `path`; returns its descriptor and fills `tmp`.
 inline int create_temporary(const std::string& path, std::string& tmp) {
-  const std::filesystem::path target(path);
-  tmp = (std::filesystem::path(folder_of(path)) / ("." + target.filename().string() + ".XXXXXX")).string();
+  tmp = temporary_stem(path) + "XXXXXX";
   std::vector<char> name(tmp.begin(), tmp.end());
   name.push_back('\0');
   const int fd = ::mkstemp(name.data());
@@ -55,6 +67,34 @@ inline int create_temporary(const std::string& path, std::string& tmp) {
   ::umask(mask);
   ::fchmod(fd, 0666 & ~mask);
   return fd;
+}
+
+/// An unnamed file in `path`'s folder (O_TMPFILE, with the user's umask), or -1 where the file system or
+/// the kernel has none (or /proc, through which `commit` names it, is missing): then a named one is used.
+inline int create_unnamed(const std::string& path) {
+#ifdef O_TMPFILE
+  if (::access("/proc/self/fd", X_OK) != 0) return -1;
+  return ::open(folder_of(path).c_str(), O_TMPFILE | O_RDWR | O_CLOEXEC, 0666);
+#else
+  (void)path;
+  return -1;
+#endif
+}
+
+/// Gives the unnamed file `fd` a fresh unpredictable name beside `path` (linkat never replaces an
+/// existing file: a name taken meanwhile is drawn again). Returns the name; -1 errno on failure.
+inline std::string name_unnamed(int fd, const std::string& path) {
+  const std::string stem = temporary_stem(path);
+  const std::string proc = fmt::format("/proc/self/fd/{}", fd);
+  static constexpr char letters[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+  std::random_device random;
+  for (int attempt = 0; attempt < 100; ++attempt) {
+    std::string name = stem;
+    for (int k = 0; k < 6; ++k) name += letters[random() % (sizeof letters - 1)];
+    if (::linkat(AT_FDCWD, proc.c_str(), AT_FDCWD, name.c_str(), AT_SYMLINK_FOLLOW) == 0) return name;
+    if (errno != EEXIST) break;
+  }
+  throw Error(fmt::format("{}: cannot name the finished file in its folder: {}", path, std::strerror(errno)));
 }
 
 /// The temporaries of outputs not yet committed, for a signal handler that must exit at once without
@@ -103,11 +143,17 @@ inline void check_writable(const std::string& path) {
   ::unlink(tmp.c_str());
 }
 
+/// Whether the temporary needs a name while it is written (a library that opens it by name: netCDF).
+enum class Temporary : bool { unnamed, named };
+
 class AtomicFile {
  public:
-  explicit AtomicFile(std::string path) : path_(std::move(path)) {
-    fd_ = detail::create_temporary(path_, tmp_);
-    detail::Temporaries::instance().add(tmp_);
+  explicit AtomicFile(std::string path, Temporary kind = Temporary::unnamed) : path_(std::move(path)) {
+    if (kind == Temporary::unnamed) fd_ = detail::create_unnamed(path_);
+    if (fd_ < 0) {
+      fd_ = detail::create_temporary(path_, tmp_);
+      detail::Temporaries::instance().add(tmp_);
+    }
   }
   AtomicFile(const AtomicFile&) = delete;
   AtomicFile& operator=(const AtomicFile&) = delete;
@@ -117,8 +163,12 @@ class AtomicFile {
   ~AtomicFile() { abandon(); }
 
   const std::string& path() const { return path_; }
-  /// The temporary's name, for a library that writes the file by name itself (netCDF): close() first.
-  const std::string& temporary_path() const { return tmp_; }
+  /// The temporary's name, for a library that writes the file by name itself (netCDF; constructed with
+  /// Temporary::named): close() first.
+  const std::string& temporary_path() const {
+    if (tmp_.empty()) throw Error(fmt::format("{}: the temporary has no name (construct with Temporary::named)", path_));
+    return tmp_;
+  }
 
   /// Appends bytes (buffered; written in blocks of 1 MiB).
   void write(std::string_view bytes) {
@@ -130,6 +180,7 @@ class AtomicFile {
   /// Writes the buffer out and closes the descriptor, keeping the temporary (for a library that then
   /// writes it by name; `commit` still renames it).
   void close() {
+    if (tmp_.empty()) fail_with("an unnamed temporary cannot be closed before commit (construct with Temporary::named)");
     flush();
     if (fd_ >= 0 && ::close(std::exchange(fd_, -1)) != 0) fail_with(fmt::format("close failed: {}", std::strerror(errno)));
   }
@@ -140,6 +191,15 @@ class AtomicFile {
     if (fd_ < 0) fd_ = ::open(tmp_.c_str(), O_RDWR | O_CLOEXEC);
     if (fd_ < 0) fail_with(fmt::format("cannot reopen the temporary: {}", std::strerror(errno)));
     if (::fsync(fd_) != 0) fail_with(fmt::format("fsync failed: {}", std::strerror(errno)));
+    if (tmp_.empty()) {  // unnamed until now: a name for the instant of the rename
+      try {
+        tmp_ = detail::name_unnamed(fd_, path_);
+      } catch (const Error&) {
+        abandon();
+        throw;
+      }
+      detail::Temporaries::instance().add(tmp_);
+    }
     if (::close(std::exchange(fd_, -1)) != 0) fail_with(fmt::format("close failed: {}", std::strerror(errno)));
     if (std::rename(tmp_.c_str(), path_.c_str()) != 0) fail_with(fmt::format("cannot replace the file: {}", std::strerror(errno)));
     done_ = true;
@@ -153,8 +213,8 @@ class AtomicFile {
 
   /// Drops the temporary; the target keeps what it held.
   void abandon() noexcept {
-    if (fd_ >= 0) ::close(std::exchange(fd_, -1));
-    if (!done_) {
+    if (fd_ >= 0) ::close(std::exchange(fd_, -1));  // an unnamed temporary is gone with its descriptor
+    if (!done_ && !tmp_.empty()) {
       ::unlink(tmp_.c_str());
       detail::Temporaries::instance().remove(tmp_);
     }

@@ -47,9 +47,12 @@ namespace detail {
 class Spool {
  public:
   explicit Spool(const std::string& beside) : beside_(beside) {
-    std::string tmp;
-    fd_ = run::detail::create_temporary(beside, tmp);
-    ::unlink(tmp.c_str());
+    fd_ = run::detail::create_unnamed(beside);  // never named: nothing to leave behind, even on SIGKILL
+    if (fd_ < 0) {
+      std::string tmp;
+      fd_ = run::detail::create_temporary(beside, tmp);
+      ::unlink(tmp.c_str());
+    }
   }
   Spool(const Spool&) = delete;
   Spool& operator=(const Spool&) = delete;

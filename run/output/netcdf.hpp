@@ -141,7 +141,7 @@ inline std::string text_attribute(const netCDF::NcGroup& group, const std::strin
 /// Streams a run to `path` as ArviZ InferenceData (NetCDF-4).
 class NetcdfWriter final : public Writer {
  public:
-  explicit NetcdfWriter(std::string path) : file_(std::move(path)) {}
+  explicit NetcdfWriter(std::string path) : file_(std::move(path), Temporary::named) {}
 
   void begin(const RunHeader& header) override {
     require(!nc_, fmt::format("{}: begin called twice", path()));
