@@ -2,6 +2,7 @@
 // A whole run config (docs/config.md): manifold, target, sampler — parsed once, in that order, through
 // the registry's entries — then run length, chains, seed and init.
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -24,8 +25,24 @@ struct RunConfig {
   std::uint64_t seed = 0;
   bool log_density = false;           ///< record lp = −U(x) with each kept draw (the target's exact value)
   std::vector<Eigen::VectorXd> init;  ///< empty: a random point per chain; else one per chain
+  std::uint64_t max_dimension = 10'000'000;  ///< the largest ambient dimension accepted (see below)
   json resolved;                      ///< the config with every default filled in
 };
+
+/// The default cap on a run's ambient dimension: 10⁷ coordinates, 80 MB per state vector, a few hundred
+/// MB per chain with a sampler's scratch. Checked before anything of that size is allocated, so a typo
+/// (`"dim": 1000000000`) is an error naming the field, not gigabytes taken and an abort; a run that
+/// needs more says so with `"max_dimension"`.
+inline constexpr std::uint64_t default_max_dimension = 10'000'000;
+
+namespace detail {
+inline void check_dimension(std::optional<Eigen::Index> dim, std::uint64_t cap, const char* path, const char* what) {
+  if (dim && static_cast<std::uint64_t>(*dim) > cap)
+    fail(path, fmt::format("{} of dimension {} is above max_dimension {} (each state vector would take {:.3g} GB per "
+                           "chain); set \"max_dimension\" in the config if you mean it",
+                           what, *dim, cap, 8e-9 * static_cast<double>(*dim)));
+}
+}  // namespace detail
 
 /// The embedded default demo: SGHMC on the SGHMC paper's ρ = 0.9 Gaussian (Fig. 3) with N(0, I) gradient
 /// noise, corrected by the matching noise estimate V̂ = 1.
@@ -41,8 +58,10 @@ inline json default_config() {
 inline RunConfig parse_config(const json& j, const Registry& registry) {
   Fields f(j, "");
   RunConfig c;
+  c.max_dimension = f.count("max_dimension", default_max_dimension, 1);
   if (const json* m = f.find("manifold")) {
     c.manifold = registry.parse_manifold(*m, "/manifold");
+    detail::check_dimension(c.manifold.dim(), c.max_dimension, "/manifold", "a manifold");
   } else {
     c.manifold.kind = "euclidean";
     c.manifold.deferred = true;  // resolved stays null: a missing dimension names /manifold
@@ -52,6 +71,7 @@ inline RunConfig parse_config(const json& j, const Registry& registry) {
     const std::string name = t.string("name");
     c.target = registry.target(name, t.at("name")).parse(t, c.manifold);
     t.finish();
+    detail::check_dimension(c.target.natural_dim, c.max_dimension, "/target", "a target");
   }
   if (c.manifold.deferred) {
     if (!c.target.natural_dim)
@@ -96,6 +116,7 @@ inline RunConfig parse_config(const json& j, const Registry& registry) {
   c.resolved = {{"sampler", c.sampler.resolved}, {"manifold", c.manifold.resolved}, {"target", c.target.resolved},
                 {"steps", c.steps}, {"burn_in", c.burn_in}, {"thin", c.thin}, {"chains", c.chains}, {"seed", c.seed}};
   if (c.log_density) c.resolved["log_density"] = true;
+  if (c.max_dimension != default_max_dimension) c.resolved["max_dimension"] = c.max_dimension;
   if (f.find("init")) c.resolved["init"] = j.at("init");
   return c;
 }

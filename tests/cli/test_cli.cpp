@@ -125,7 +125,13 @@ TEST_CASE("bad config: an error naming the JSON path, exit code 1, no output wri
   json psgld_sphere = base_config({{"name", "psgld"}, {"step_size", 0.1}});
   psgld_sphere["manifold"] = {{"name", "sphere"}, {"n", 2}};
   psgld_sphere["target"] = {{"name", "uniform"}};
+  // A typo'd dimension is refused before anything of its size is allocated (it took 10 GB and aborted).
+  json huge = base_config({{"name", "sgld"}, {"step_size", 0.1}});
+  huge["manifold"]["dim"] = 1000000000;
+  huge["target"] = {{"name", "gaussian"}, {"cov", 1}};
   const Case cases[] = {
+      {huge, "/manifold: a manifold of dimension 1000000000 is above max_dimension 10000000"},
+      {with("/max_dimension", 1), "/manifold: a manifold of dimension 2 is above max_dimension 1"},
       {psgld_alpha, "/sampler/alpha: expected a number in [0, 1), got 1"},
       {psgld_sphere, "/manifold/name: 'psgld' runs on euclidean"},
       {with("/sampler/friction", -1), "/sampler/friction: expected a positive number, got -1"},
