@@ -4,12 +4,14 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include <sgmcmc/modules/error.hpp>
+#include <sgmcmc/run/fields.hpp>
 #include <sgmcmc/run/output/atomic_file.hpp>
 
 namespace sgmcmc::run {
@@ -18,6 +20,20 @@ namespace sgmcmc::run {
 /// library's recursive printing and destruction cannot overflow the stack (a 100,000-deep `[[[…]]]`
 /// used to crash the error path).
 inline constexpr int max_json_depth = 256;
+
+/// The JSON library's message in words: without its "[json.exception.…]" tag, and without the input it
+/// quotes ("last read: '…'"), which may be a secret from a file given by mistake; at most 100 characters,
+/// control characters escaped. The position (line, column) stays.
+inline std::string json_error_words(const nlohmann::json::exception& e) {
+  std::string_view m = e.what();
+  if (m.starts_with("[json.exception.")) {
+    const auto close = m.find("] ");
+    if (close != std::string_view::npos) m.remove_prefix(close + 2);
+  }
+  if (const auto quote = m.find("; last read: "); quote != std::string_view::npos) m = m.substr(0, quote);
+  if (m.starts_with("number overflow parsing")) return "a number too large for a double (at most about 1.8e308)";
+  return printable(m);
+}
 
 inline nlohmann::json read_json_file(const std::string& path) {
   std::ifstream in(path);
@@ -31,7 +47,9 @@ inline nlohmann::json read_json_file(const std::string& path) {
       return true;
     });
   } catch (const nlohmann::json::parse_error& e) {
-    throw Error(fmt::format("{}: not valid JSON: {}", path, e.what()));
+    throw Error(fmt::format("{}: not valid JSON: {}", path, json_error_words(e)));
+  } catch (const nlohmann::json::out_of_range& e) {  // 406: a number beyond a double (1e400)
+    throw Error(fmt::format("{}: not valid JSON here: {}", path, json_error_words(e)));
   }
 }
 

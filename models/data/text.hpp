@@ -81,7 +81,10 @@ inline Table parse_csv(std::string_view text, const std::string& name, char sep 
           numeric = false;
           break;
         }
-        throw Error(fmt::format("{}:{}: column {}: expected a number, got '{}'", name, line_no, c + 1, fields[c]));
+        // The field itself is not echoed: a data path pointed at the wrong file (an .env, a key file)
+        // must not print its contents. Line and column say where to look.
+        throw Error(fmt::format("{}:{}: column {}: expected a number (a field of {} characters is not one)", name, line_no,
+                                c + 1, fields[c].size()));
       }
       t.values.push_back(v);
     }

@@ -23,6 +23,8 @@
 #include <fmt/format.h>
 
 #include <sgmcmc/modules/error.hpp>
+#include <sgmcmc/run/fields.hpp>
+#include <sgmcmc/run/json_file.hpp>
 #include <sgmcmc/run/output/atomic_file.hpp>
 #include <sgmcmc/run/output/writer.hpp>
 
@@ -290,6 +292,13 @@ inline json read_record(const std::string& path, const std::function<void(const 
     have_stats = false;
   };
 
+  // A draw's or statistic's value: a number, or null for a non-finite one; anything else is named.
+  const auto number = [&](const json& v, const char* field) {
+    if (v.is_null()) return std::nan("");
+    if (!v.is_number()) throw Error(fmt::format("{}: /chains/{}/{}: expected numbers (or null), got {}", path, chain, field, describe(v)));
+    return v.get<double>();
+  };
+
   using E = json::parse_event_t;
   json::parser_callback_t callback = [&](int depth, E event, json& parsed) -> bool {
     // As read_json_file: deeper nesting than any record has would overflow the stack when printed or freed.
@@ -310,7 +319,7 @@ inline json read_record(const std::string& path, const std::function<void(const 
     if (event == E::object_start && d == 2) key_at[3].clear();
     if (samples) {
       if (event == E::value && d == 5) {
-        row.push_back(parsed.is_null() ? std::nan("") : parsed.get<double>());
+        row.push_back(number(parsed, "samples"));
         return false;
       }
       if (event == E::array_start && d == 4) row.clear();
@@ -324,7 +333,8 @@ inline json read_record(const std::string& path, const std::function<void(const 
     if (stats) {
       if (event == E::array_start && d == 4 && with_stats) stat_columns.emplace_back(key_at[4], std::vector<double>{});
       if (event == E::value && d == 5) {
-        if (with_stats) stat_columns.back().second.push_back(parsed.is_null() ? std::nan("") : parsed.get<double>());
+        const double v = number(parsed, "sample_stats");
+        if (with_stats && !stat_columns.empty()) stat_columns.back().second.push_back(v);
         return false;
       }
       if (event == E::array_end && d == 4) return false;
@@ -341,7 +351,9 @@ inline json read_record(const std::string& path, const std::function<void(const 
   try {
     record = json::parse(in, callback);
   } catch (const json::parse_error& e) {
-    throw Error(fmt::format("{}: not valid JSON: {}", path, e.what()));
+    throw Error(fmt::format("{}: not valid JSON: {}", path, run::json_error_words(e)));
+  } catch (const json::exception& e) {  // a number beyond a double (1e400), or a value of a shape no record has
+    throw Error(fmt::format("{}: not a readable run record: {}", path, run::json_error_words(e)));
   }
   if (record.is_object() && record.contains("chains") && record["chains"].is_array())
     for (std::size_t c = 0; c < record["chains"].size() && c < draws_per_chain.size(); ++c)

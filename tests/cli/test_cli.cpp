@@ -168,6 +168,38 @@ TEST_CASE("bad config: an error naming the JSON path, exit code 1, no output wri
   const Result r = sgmcmc(fmt::format("run '{}'", garbage.string()));
   CHECK(r.code == 1);
   CHECK(r.err.find("not valid JSON") != std::string::npos);
+  // Nothing from the input is echoed raw (issue #13 item 1): a data path pointed at a secrets file names
+  // the line and column, never the contents; the JSON library's "last read: '...'" quote is dropped; a
+  // number beyond a double is named with the file, not as the library's out_of_range; a string from the
+  // config is cut to ~100 characters with its terminal escapes written as \xNN.
+  const auto secrets = scratch() / "secrets.env";
+  std::ofstream(secrets) << "API_KEY=sk-live-abcdef\nTOKEN=ghp-123456\n";
+  json leak = base_config({{"name", "sgld"}, {"step_size", 0.1}});
+  leak.erase("manifold");
+  leak["target"] = {{"name", "logistic"}, {"data", secrets.string()}};
+  const Result leaked = sgmcmc(fmt::format("run -q '{}' -o '{}'", write_config("leak.json", leak).string(), (scratch() / "leak.run.json").string()));
+  CHECK(leaked.code == 1);
+  CHECK(leaked.err.find("secrets.env:2: column 1: expected a number") != std::string::npos);
+  CHECK(leaked.err.find("sk-live") == std::string::npos);
+  CHECK(leaked.err.find("ghp-") == std::string::npos);
+  const auto not_json = scratch() / "not_json.json";
+  std::ofstream(not_json) << "PASSWORD=hunter2";
+  const Result quoted = sgmcmc(fmt::format("run -q '{}' -o '{}'", not_json.string(), (scratch() / "nj.run.json").string()));
+  CHECK(quoted.code == 1);
+  CHECK(quoted.err.find("not_json.json: not valid JSON: parse error at line 1, column 1") != std::string::npos);
+  CHECK(quoted.err.find("PASSWORD") == std::string::npos);
+  CHECK(quoted.err.find("json.exception") == std::string::npos);
+  const auto overflow = scratch() / "overflow.json";
+  std::ofstream(overflow) << R"({"sampler": {"name": "sgld", "step_size": 1e400}, "target": {"name": "gaussian", "mean": [0, 0]}})";
+  const Result big = sgmcmc(fmt::format("run -q '{}' -o '{}'", overflow.string(), (scratch() / "of.run.json").string()));
+  CHECK(big.code == 1);
+  CHECK(big.err.find("overflow.json: not valid JSON here: a number too large for a double") != std::string::npos);
+  json escape = base_config({{"name", std::string("sgld\x1b]0;pwned\x07") + std::string(1000000, 'x')}, {"step_size", 0.1}});
+  const Result escaped = sgmcmc(fmt::format("run -q '{}' -o '{}'", write_config("escape.json", escape).string(), (scratch() / "esc.run.json").string()));
+  CHECK(escaped.code == 1);
+  CHECK(escaped.err.find("unknown sampler 'sgld\\x1b]0;pwned\\x07xxx") != std::string::npos);
+  CHECK(escaped.err.find('\x1b') == std::string::npos);
+  CHECK(escaped.err.size() < 1000);
   CHECK(sgmcmc("run /no/such/config.json").err.find("/no/such/config.json: cannot open") != std::string::npos);
   CHECK(sgmcmc("frobnicate").code == 2);  // a bad command line is exit code 2, not a bad input's 1
   CHECK(sgmcmc("run --threads lots").code == 2);
