@@ -39,6 +39,14 @@ concept PotentialWithValue = Potential<P, Point> && requires(const P p, const Po
   p.exact_gradient(x, g);
 };
 
+/// A Dirichlet-type potential for SCIR's exact CIR transition (samplers/scir.hpp; Baker et al. 2018):
+/// `concentration(rng)` returns the Gamma shapes a_k (the prior's α plus the scaled minibatch counts,
+/// drawn from `rng`). What SCIR's `step` requires in place of a gradient.
+template <class P, class R = detail::ArchetypeEngine>
+concept ConcentrationPotential = requires(const P p, R& rng) {
+  { p.concentration(rng) } -> std::convertible_to<const Eigen::VectorXd&>;
+};
+
 /// A potential that can estimate the variance of its own stochastic gradient: `gradient_and_variance`
 /// writes ∇Ũ(x) into g and, per coordinate, V̂ = Var(∇Ũ) from the minibatch's per-example gradients
 /// (the empirical Fisher; SGHMC paper §3.2). Samplers use it when asked for `empirical_fisher`.

@@ -96,10 +96,11 @@ constexpr const char* statistic_name(Statistic s) {
 }
 
 namespace detail {
-struct ArchetypeSamplerPotential {
+struct ArchetypeSamplerPotential {  // everything a sampler may ask of its potential
   void gradient(const Eigen::VectorXd&, Eigen::VectorXd&, ArchetypeEngine&) const;
   double value(const Eigen::VectorXd&) const;
   void exact_gradient(const Eigen::VectorXd&, Eigen::VectorXd&) const;
+  const Eigen::VectorXd& concentration(ArchetypeEngine&) const;  // SCIR
 };
 }  // namespace detail
 

@@ -24,8 +24,7 @@ using json = nlohmann::json;
 
 /// A Dirichlet-type target: the Gamma shapes of SCIR's exact CIR transition (samplers/scir.hpp).
 template <class P>
-concept DirichletType = requires(const P p, random::Stream& rng) {
-  { p.concentration(rng) } -> std::convertible_to<const Eigen::VectorXd&>;
+concept DirichletType = ConcentrationPotential<P, random::Stream> && requires(const P p) {
   { p.singular_at_faces() } -> std::convertible_to<bool>;
 };
 

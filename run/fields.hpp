@@ -43,8 +43,10 @@ inline std::string printable(std::string_view s, std::size_t max = 100) {
   return out;
 }
 
+/// Throws the error for the field at JSON pointer `path`. The path may hold keys from the input: it is
+/// echoed as any input string is (cut to 200 characters, control characters as \xNN).
 [[noreturn]] inline void fail(const std::string& path, const std::string& what) {
-  throw Error(fmt::format("{}: {}", path.empty() ? "/" : path, what));
+  throw Error(fmt::format("{}: {}", path.empty() ? "/" : printable(path, 200), what));
 }
 
 enum class Range { any, positive, non_negative, unit_open };  // unit_open: (0, 1)
@@ -108,7 +110,13 @@ class Fields {
     if (!j_.is_object()) fail(path_, fmt::format("expected an object, got {}", describe(j_)));
   }
   const std::string& path() const { return path_; }
-  std::string at(const std::string& key) const { return path_ + "/" + key; }
+  /// The JSON pointer of `key` here (RFC 6901: `~` as `~0`, `/` as `~1`, so a key with a slash is one
+  /// step, not two). `fail` makes it printable.
+  std::string at(const std::string& key) const {
+    std::string p = path_ + "/";
+    for (const char ch : key) p += ch == '~' ? std::string("~0") : ch == '/' ? std::string("~1") : std::string(1, ch);
+    return p;
+  }
   bool has(const std::string& key) { seen_.insert(key); return j_.contains(key); }
   const json& get(const std::string& key) {
     seen_.insert(key);

@@ -64,7 +64,7 @@ inline ManifoldEntry stiefel_manifold() {
             ManifoldChoice c;
             c.kind = "stiefel";
             c.resolved = {{"name", "stiefel"}};
-            const auto n = detail::read_size(f, c.resolved, "n", 1), p = detail::read_size(f, c.resolved, "p", 1);
+            const auto n = detail::read_size(f, c.resolved, "n", 2), p = detail::read_size(f, c.resolved, "p", 1);
             if (p > n) fail(f.at("p"), fmt::format("expected p <= n = {}, got {}", n, p));
             c.manifold = Stiefel(n, p);
             c.rows = n, c.cols = p;

@@ -293,10 +293,13 @@ inline void validate_record(const json& r) {
     fail("/schema", fmt::format("expected \"{}\", got {}", schema_name, r.contains("schema") ? describe(r["schema"]) : "nothing"));
   if (!r.contains("schema_version") || !r["schema_version"].is_number_integer())
     fail("/schema_version", "expected an integer");
-  const int v = r["schema_version"].get<int>();
-  if (v > schema_version)
-    fail("/schema_version", fmt::format("record has version {}, this build of sgmcmc {} reads up to {}", v, sgmcmc::version, schema_version));
-  if (v < 1) fail("/schema_version", fmt::format("expected a version >= 1, got {}", v));
+  // Read as the JSON integer it is (a 64-bit one: 2^32 + 2 is not version 2).
+  const json& v = r["schema_version"];
+  const bool positive = v.is_number_unsigned() ? v.get<std::uint64_t>() >= 1 : v.get<std::int64_t>() >= 1;
+  if (!positive) fail("/schema_version", fmt::format("expected a version >= 1, got {}", describe(v)));
+  if (v.get<std::uint64_t>() > static_cast<std::uint64_t>(schema_version))
+    fail("/schema_version", fmt::format("record has version {}, this build of sgmcmc {} reads up to {}", describe(v),
+                                        sgmcmc::version, schema_version));
   for (const char* key : {"config", "chains", "timings"})
     if (!r.contains(key)) fail(std::string("/") + key, "required field is missing");
   if (!r["chains"].is_array()) fail("/chains", "expected an array of chains");

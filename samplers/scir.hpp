@@ -13,6 +13,7 @@
 #include <Eigen/Core>
 #include <fmt/format.h>
 
+#include <sgmcmc/concepts/potential.hpp>
 #include <sgmcmc/concepts/sampler.hpp>
 #include <sgmcmc/modules/error.hpp>
 #include <sgmcmc/modules/random/distributions.hpp>
@@ -46,6 +47,7 @@ struct Sampler {
   }
 
   template <class P, class R>
+    requires ConcentrationPotential<P, R>
   StepInfo step(State& s, const P& potential, R& rng, std::uint64_t t) const {
     const double h = step_size.at(t);
     const Eigen::VectorXd& a = potential.concentration(rng);

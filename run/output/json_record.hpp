@@ -318,6 +318,9 @@ inline json read_record(const std::string& path, const std::function<void(const 
     }
     if (event == E::object_start && d == 2) key_at[3].clear();
     if (samples) {
+      if ((event == E::value || event == E::object_start) && d == 4)
+        throw Error(fmt::format("{}: /chains/{}/samples/{}: expected a draw (an array of numbers), got {}", path, chain,
+                                rows_seen + pending_rows.size(), event == E::value ? describe(parsed) : "an object"));
       if (event == E::value && d == 5) {
         row.push_back(number(parsed, "samples"));
         return false;
@@ -331,6 +334,9 @@ inline json read_record(const std::string& path, const std::function<void(const 
       return true;
     }
     if (stats) {
+      if ((event == E::value || event == E::object_start) && d == 4)
+        throw Error(fmt::format("{}: /chains/{}/sample_stats/{}: expected a column (an array of numbers), got {}", path, chain,
+                                run::printable(key_at[4]), event == E::value ? describe(parsed) : "an object"));
       if (event == E::array_start && d == 4 && with_stats) stat_columns.emplace_back(key_at[4], std::vector<double>{});
       if (event == E::value && d == 5) {
         const double v = number(parsed, "sample_stats");

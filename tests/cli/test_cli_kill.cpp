@@ -114,3 +114,23 @@ TEST_CASE("SIGKILL and SIGTERM at random moments of run and resume leave the old
   MESSAGE(old_kept << " kills left the old record, " << new_written << " a complete new one");
   CHECK(old_kept + new_written == 60);
 }
+
+TEST_CASE("an output path that is a planted symlink is replaced, never written through; a missing folder is an error") {
+  // Catches: a write that follows a symlink planted at the output (or at a predictable temporary name)
+  // onto a file the user can write; a mistyped folder silently created.
+  const fs::path cfg = write_json(scratch(), "small.json", json{{"sampler", {{"name", "sgld"}, {"step_size", 0.1}}},
+                                                                {"target", {{"name", "gaussian"}, {"mean", {0, 0}}}},
+                                                                {"steps", 50}});
+  const fs::path victim = scratch() / "victim.txt", link = scratch() / "linked.json";
+  std::ofstream(victim) << "precious";
+  fs::create_symlink(victim, link);
+  REQUIRE(run_cli(scratch(), fmt::format("run -q '{}' -o '{}'", cfg.string(), link.string())).code == 0);
+  CHECK(slurp(victim) == "precious");
+  CHECK(!fs::is_symlink(link));
+  CHECK(read_json(link)["schema"] == "sgmcmc.run");
+  const Result missing = run_cli(scratch(), fmt::format("run -q '{}' -o '{}'", cfg.string(), (scratch() / "no_such_folder" / "run.json").string()));
+  CHECK(missing.code == 1);
+  CHECK(missing.err.find("the folder") != std::string::npos);
+  CHECK(missing.err.find("does not exist") != std::string::npos);
+  CHECK(!fs::exists(scratch() / "no_such_folder"));
+}

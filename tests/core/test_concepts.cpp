@@ -185,6 +185,20 @@ static_assert(SplittableNormals<random::Stream> && !SplittableNormals<MinimalMin
 
 static_assert(PotentialWithAfterStep<GibbsPotential, random::Stream>);
 static_assert(!PotentialWithAfterStep<models::Gaussian, random::Stream>);
+// SCIR's potential: the Dirichlet's Gamma shapes, not a gradient (and a gradient is not enough).
+static_assert(ConcentrationPotential<models::Dirichlet>);
+static_assert(!ConcentrationPotential<models::Gaussian>);
+static_assert(Sampler<scir::Sampler, models::Dirichlet>);
+static_assert(!Sampler<scir::Sampler, models::Gaussian>);
+// A potential whose gradient forgets the engine is no potential for any gradient sampler.
+struct GradientWithoutEngine {
+  void gradient(const Eigen::VectorXd& x, Eigen::VectorXd& g) const { g = x; }
+};
+static_assert(!PotentialFor<GradientWithoutEngine, random::Stream>);
+static_assert(PotentialFor<models::Gaussian, random::Stream>);
+static_assert(!Sampler<sghmc::Sampler<Euclidean>, GradientWithoutEngine, random::Stream>);
+static_assert(!Sampler<sgld::Sampler<Euclidean>, GradientWithoutEngine, random::Stream>);
+static_assert(Sampler<sgld::Sampler<Euclidean>, models::Gaussian, random::Stream>);
 
 static_assert(Observer<StopAfter> && Observer<WallClockBudget> && Observer<KeepDraws> && Observer<Progress>);
 static_assert(!Observer<Retention>);

@@ -16,6 +16,7 @@
 
 #include <Eigen/Core>
 
+#include <sgmcmc/modules/random/distributions.hpp>
 #include <sgmcmc/modules/random/stream.hpp>
 
 namespace rnd = sgmcmc::random;
@@ -393,4 +394,25 @@ TEST_CASE("uniform draws lie in (0, 1)") {
   }
   CHECK(lo > 0);
   CHECK(hi < 1);
+}
+
+TEST_CASE("von Mises draws at a huge concentration end, near the mean, with sd 1/sqrt(kappa)") {
+  // Catches: the Best & Fisher loop that never ended for kappa >= 1e16 (r rounded to 1, no proposal
+  // accepted; a config with kappa 1e20 hung `sgmcmc run`), and a large-kappa branch with the wrong scale.
+  // Across the switch (kappa 1e8 on the Best & Fisher side, 1e9 and 1e20 on the normal side) the
+  // sample sd of 20,000 draws must be 1/sqrt(kappa) within 5 standard errors (sd's relative SE ~ 1/sqrt(2n)).
+  Stream rng(3, 0);
+  for (const double kappa : {1e8, 1e9, 1e20}) {
+    const int n = 20000;
+    double sum = 0, sum_sq = 0;
+    for (int i = 0; i < n; ++i) {
+      const double theta = rnd::von_mises(rng, 0.5, kappa) - 0.5;
+      sum += theta;
+      sum_sq += theta * theta;
+    }
+    const double sd = std::sqrt(sum_sq / n - (sum / n) * (sum / n)), expected = 1.0 / std::sqrt(kappa);
+    CAPTURE(kappa);
+    CHECK(std::abs(sum / n) < 5.0 * expected / std::sqrt(n));
+    CHECK(std::abs(sd / expected - 1.0) < 5.0 / std::sqrt(2.0 * n));
+  }
 }
