@@ -9,18 +9,11 @@
 
 #include "../support/cli.hpp"
 
-#include <signal.h>
-#include <spawn.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
 #include <chrono>
 #include <random>
 #include <string>
 #include <thread>
 #include <vector>
-
-extern char** environ;
 
 using namespace sgmcmc_test::cli;
 
@@ -40,17 +33,11 @@ json config() {
 
 // Starts `sgmcmc args...`, sends `sig` after `delay`, and waits for it to end.
 void run_and_kill(const std::vector<std::string>& args, int sig, std::chrono::microseconds delay) {
-  std::vector<std::string> argv_s{SGMCMC_CLI};
-  argv_s.insert(argv_s.end(), args.begin(), args.end());
-  std::vector<char*> argv;
-  for (auto& a : argv_s) argv.push_back(a.data());
-  argv.push_back(nullptr);
-  pid_t pid = 0;
-  REQUIRE(::posix_spawn(&pid, SGMCMC_CLI, nullptr, nullptr, argv.data(), environ) == 0);
+  const pid_t pid = spawn_cli(args);
+  REQUIRE(pid > 0);
   std::this_thread::sleep_for(delay);
   ::kill(pid, sig);  // may come after the process ended by itself: then nothing happens
-  int status = 0;
-  ::waitpid(pid, &status, 0);
+  wait_for(pid);
 }
 
 bool complete_record(const fs::path& p) {

@@ -6,7 +6,6 @@
 #include "../support/cli.hpp"
 
 #include <signal.h>
-#include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -18,8 +17,6 @@
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
-
-extern char** environ;
 
 using json = nlohmann::json;
 namespace fs = std::filesystem;
@@ -42,20 +39,13 @@ json endless_config() {
 // Starts `sgmcmc args...`, sends the signals (the first after the run has started, the rest right after
 // it), and returns the exit status.
 int run_and_signal(const std::vector<std::string>& args, const std::vector<int>& signals) {
-  std::vector<std::string> argv_s{SGMCMC_CLI};
-  argv_s.insert(argv_s.end(), args.begin(), args.end());
-  std::vector<char*> argv;
-  for (auto& a : argv_s) argv.push_back(a.data());
-  argv.push_back(nullptr);
-  pid_t pid = 0;
-  REQUIRE(::posix_spawn(&pid, SGMCMC_CLI, nullptr, nullptr, argv.data(), environ) == 0);
+  const pid_t pid = sgmcmc_test::cli::spawn_cli(args);
+  REQUIRE(pid > 0);
   // The handlers are installed before sampling starts, within milliseconds of the start (1.5 s leaves
   // room for a sanitizer build); the chains are then sampling, which never ends by itself.
   std::this_thread::sleep_for(std::chrono::milliseconds(1500));
   for (int sig : signals) ::kill(pid, sig);
-  int status = 0;
-  ::waitpid(pid, &status, 0);
-  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return sgmcmc_test::cli::wait_for(pid);
 }
 
 bool temporaries_left() {

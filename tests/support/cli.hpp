@@ -2,13 +2,17 @@
 // Helpers for the end-to-end CLI tests (tests/cli/): a scratch folder per test program, running the
 // sgmcmc binary with its output captured, and JSON files in and out. SGMCMC_CLI and SGMCMC_BINARY_DIR
 // are set by tests/CMakeLists.txt.
+#include <signal.h>
+#include <spawn.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -44,6 +48,24 @@ inline Result run_cli(const fs::path& dir, const std::string& args) {
   const std::string cmd = fmt::format("'{}' {} > '{}' 2> '{}'", SGMCMC_CLI, args, out.string(), err.string());
   const int status = std::system(cmd.c_str());
   return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, slurp(out), slurp(err)};
+}
+
+/// Starts `sgmcmc ARGS` without waiting (for a test that signals it); returns its pid, or -1.
+inline pid_t spawn_cli(const std::vector<std::string>& args) {
+  std::vector<std::string> argv_s{SGMCMC_CLI};
+  argv_s.insert(argv_s.end(), args.begin(), args.end());
+  std::vector<char*> argv;
+  for (auto& a : argv_s) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  pid_t pid = 0;
+  return ::posix_spawn(&pid, SGMCMC_CLI, nullptr, nullptr, argv.data(), ::environ) == 0 ? pid : -1;  // environ: unistd.h
+}
+
+/// Waits for `pid` to end; its exit code, or -1 when a signal ended it.
+inline int wait_for(pid_t pid) {
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
 inline fs::path write_json(const fs::path& dir, const std::string& name, const json& j) {
