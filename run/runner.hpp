@@ -69,7 +69,7 @@ class ProgressBar {
  public:
   ProgressBar(bool on, std::uint64_t total, const std::atomic<std::uint64_t>& count) {
     if (!on || total == 0) return;
-    thread_ = std::jthread([&count, total, this](std::stop_token stop) {
+    thread_ = std::jthread([&count, total](std::stop_token stop) {
       const auto t0 = Clock::now();
       while (!stop.stop_requested()) {
         draw(count.load(std::memory_order_relaxed), total, seconds_since(t0));

@@ -6,7 +6,7 @@
 # in directories of their own with the suite's options (ctest -N lists the registered tests without
 # building them): the optimised suite's, and the sanitizer suite's. A cached -DSGMCMC_BUILD_TESTS=OFF
 # once made the second command run no optimised test and still exit 0; this fails on that.
-# Takes as long as the two commands (about 25 minutes on 2 cores). Usage: scripts/check_readme_flow.sh
+# Takes as long as the two commands, and prints how long each took. Usage: scripts/check_readme_flow.sh
 set -euo pipefail
 repo="$(cd "$(dirname "$0")/.." && pwd)"
 work="$(mktemp -d)"
@@ -15,8 +15,13 @@ git clone -q "$repo" "$work/clone"
 cd "$work/clone"
 echo "check_readme_flow: fresh clone of $(git rev-parse --short HEAD) in $work/clone"
 
+t0=$SECONDS
 scripts/demo.sh > "$work/demo.log" 2>&1 || { tail -40 "$work/demo.log"; echo "check_readme_flow: scripts/demo.sh failed" >&2; exit 1; }
+echo "check_readme_flow: scripts/demo.sh took $(( (SECONDS - t0) / 60 )) min $(( (SECONDS - t0) % 60 )) s"
+t0=$SECONDS
 scripts/test.sh > "$work/test.log" 2>&1 || { tail -60 "$work/test.log"; echo "check_readme_flow: scripts/test.sh failed" >&2; exit 1; }
+echo "check_readme_flow: scripts/test.sh took $(( (SECONDS - t0) / 60 )) min $(( (SECONDS - t0) % 60 )) s (the suite's limit: 20 min)"
+grep "^sgmcmc test.sh:" "$work/test.log" || true
 
 # What each phase should have run: the tests registered by a configure with the suite's options.
 count_registered() {  # build-dir cmake-options...

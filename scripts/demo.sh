@@ -3,8 +3,9 @@
 # (SGHMC on the SGHMC paper's ρ = 0.9 Gaussian with noisy gradients), write and summarise its record.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source scripts/configure.sh
 scripts/deps.sh
-cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DSGMCMC_BUILD_TESTS=OFF > /dev/null
+configure build -DCMAKE_BUILD_TYPE=Release -DSGMCMC_BUILD_TESTS=OFF
 cmake --build build -j"$(nproc)" --target sgmcmc_cli
 mkdir -p runs
 ./build/apps/sgmcmc run -o runs/demo.json "$@"

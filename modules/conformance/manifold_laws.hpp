@@ -258,7 +258,10 @@ Report manifold_laws(const M& m, std::uint64_t seed, const LawOptions& options =
     const Vec unit = un > 0 ? Vec(u / un) : Vec(Vec::Zero(big_n));
     const std::pair<const char*, Vec> tangents[] = {
         {"zero", Vec::Zero(big_n)}, {"tiny", options.tiny * unit}, {"random", u}, {"fast", options.fast * u}};
-    for (const auto& [label, v] : tangents) {
+    for (const auto& tangent : tangents) {
+      // Not a structured binding: lambdas below capture v, which Clang before 16 refuses for bindings.
+      const char* const label = tangent.first;
+      const Vec& v = tangent.second;
       const double t = options.time;
       const std::string where = fmt::format("{}, {} tangent (‖v‖ = {:.3g}), t = {}", at, label, v.norm(), t);
       const double scale = 1.0 + x.norm() + v.norm();

@@ -174,9 +174,10 @@ TEST_CASE("gibbs_every: the precisions move off prior_precision, by the conjugat
     far["target"]["prior_precision"] = 1000.0;
     const json moved = run(far, steps, is_bnn ? "bnn_far" : "bpmf_far");
     for (int ch = 0; ch < 2; ++ch)
-      for (const auto& [key, value] : precisions(moved, ch).items()) {
+      for (const auto& item : precisions(moved, ch).items()) {
+        const std::string key = item.key();  // CAPTURE's lambda cannot take a structured binding in Clang 14
         CAPTURE(key);
-        CHECK(value.get<double>() < 100.0);
+        CHECK(item.value().get<double>() < 100.0);
       }
   }
 

@@ -1,0 +1,36 @@
+# Sourced by scripts/demo.sh, scripts/test.sh and tests/fuzz/run.sh: one place for how a build folder is
+# configured and which options the sanitizer build has.
+#
+# configure DIR [cmake -D options...]: configures DIR with Ninja (it compiles a target's objects while
+# the libraries they link are still compiling; make waits, which left one core idle for minutes behind
+# run/builtin.cpp). A folder configured earlier with another generator or compiler is wiped first:
+# CMake refuses to switch generators in place, and a folder is only a cache.
+configure() {
+  local dir="$1"; shift
+  local compiler="c++"
+  for arg in "$@"; do
+    case "$arg" in -DCMAKE_CXX_COMPILER=*) compiler="${arg#-DCMAKE_CXX_COMPILER=}" ;; esac
+  done
+  if [ -f "$dir/CMakeCache.txt" ]; then
+    local generator cached
+    generator="$(sed -n 's/^CMAKE_GENERATOR:INTERNAL=//p' "$dir/CMakeCache.txt")"
+    cached="$(sed -n 's/^CMAKE_CXX_COMPILER:[A-Z]*=//p' "$dir/CMakeCache.txt")"
+    if [ "$generator" != "Ninja" ] || [ "$(readlink -f "$(command -v "$cached" || echo "$cached")")" != \
+                                         "$(readlink -f "$(command -v "$compiler")")" ]; then
+      echo "sgmcmc: $dir was configured with $generator / $cached; starting it afresh" >&2
+      rm -rf "$dir"
+    fi
+  fi
+  cmake -G Ninja -S . -B "$dir" "$@" > /dev/null
+}
+
+# The sanitizer build: the unit tests, the CLI and the two libFuzzer programs (tests/fuzz/libfuzzer/), all
+# built once with clang++-14 under AddressSanitizer and UndefinedBehaviorSanitizer, the library also with
+# libFuzzer's coverage instrumentation (fuzzer-no-link) so the fuzzers see inside it. Clang compiles this
+# build in about half GCC's time, and one build serves both the sanitizer tests and the fuzzers.
+# -Wno-psabi: Clang warns that manifolds/sphere.hpp's internal AVX vector helpers would change the ABI
+# without -mavx (they are inline, never called across objects built with other flags); GCC does not.
+sanitize_options=(-DCMAKE_CXX_COMPILER=clang++-14 -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS="-O1 -Wno-psabi"
+                  -DSGMCMC_BUILD_TESTS=ON -DSGMCMC_BUILD_APPS=ON -DSGMCMC_UNIT_ONLY=ON -DSGMCMC_BUILD_BENCH=OFF
+                  -DSGMCMC_BUILD_EXPERIMENTS=OFF -DSGMCMC_SANITIZE=fuzzer-no-link,address,undefined
+                  -DSGMCMC_BUILD_FUZZ=ON)
