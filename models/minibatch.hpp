@@ -97,11 +97,17 @@ struct Minibatch {
     else for (std::size_t i : scratch.indices) model.add_example_gradient(x, i, g, scale);
   }
   /// The stochastic gradient and, per coordinate, the empirical-Fisher estimate of its variance:
-  /// V̂ = (N²/n)·s²·f, s² the sample variance of the batch's per-example gradients (Welford's one pass)
-  /// and f = (N - n)/(N - 1) without replacement (the finite-population correction), 1 with.
+  /// V̂ = (N²/n)·s², s² the sample variance of the batch's per-example gradients (Welford's one pass).
+  /// Samplers subtract V̂ from their injected noise (SGHMC paper §3.2), which assumes the batches are
+  /// independent from step to step: only batches drawn with replacement are. Without replacement (or
+  /// time-ordered) the batch errors of an epoch sum to zero, the chain feels much less noise than V̂,
+  /// and the correction would leave the posterior 10–20 % too narrow (docs/samplers.md); refused.
   template <class R>
   void gradient_and_variance(const Eigen::VectorXd& x, Eigen::VectorXd& g, Eigen::VectorXd& var, R& rng) const {
     const std::size_t N = model.size(), n = batch_size;
+    require(sampling == Sampling::with_replacement,
+            "empirical_fisher: the noise correction assumes independent batches, which only sampling with replacement "
+            "gives; draw batches with replacement, or give no noise estimate (docs/samplers.md)");
     require(n >= 2 && n <= N, fmt::format("batch_size: empirical_fisher needs at least 2 examples per batch, got {}", n));
     batch_indices(rng.next_batch(), n, N, sampling, rng.seed(), rng.stream_id(), scratch.indices);
     const auto d = x.size();
@@ -122,8 +128,7 @@ struct Minibatch {
     model.add_prior_gradient(x, g);
     const double Nd = static_cast<double>(N), nd = static_cast<double>(n);
     g += Nd * mean;  // = (N/n) Σ_batch ∇(-log lik)
-    const double fpc = sampling == Sampling::without_replacement ? (Nd - nd) / (Nd - 1.0) : 1.0;
-    var = (Nd * Nd / nd * fpc / (nd - 1.0)) * m2;
+    var = (Nd * Nd / nd / (nd - 1.0)) * m2;
   }
 
   /// The full-data gradient.

@@ -28,7 +28,7 @@ struct StateJson<recipe::State> {
 ///  "noise_estimate": B̂ (a matrix over z), "scheme": euler | semi_implicit, "thermostat_a": A, "noise_policy": ...}
 inline SamplerEntry recipe_sampler() {
   return {{"recipe"}, "the complete recipe with constant D(z), Q(z) over z",
-          [](Fields& f, const ManifoldChoice& manifold, const TargetChoice&) -> SamplerChoice {
+          [](Fields& f, const ManifoldChoice& manifold, const TargetChoice& target) -> SamplerChoice {
             const std::string name = f.string("name");
             require_euclidean(f, manifold, name);
             json out = {{"name", name}};
@@ -53,7 +53,10 @@ inline SamplerEntry recipe_sampler() {
             };
             const Eigen::MatrixXd D = square("D"), Q = square("Q");
             Eigen::MatrixXd noise;
-            if (f.find("noise_estimate")) noise = square("noise_estimate");
+            if (f.find("noise_estimate")) {
+              noise = square("noise_estimate");
+              require_independent_batches(f.at("noise_estimate"), target, noise.cwiseAbs().maxCoeff(), false);
+            }
             if (!(Q + Q.transpose()).isZero(1e-12)) fail(f.at("Q"), "expected a skew-symmetric matrix (Q = -Qᵀ)");
             Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> es(0.5 * (D + D.transpose()));
             if (!(D - D.transpose()).isZero(1e-12) || es.eigenvalues().minCoeff() < -1e-12)

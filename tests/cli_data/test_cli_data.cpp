@@ -106,3 +106,52 @@ TEST_CASE("logistic target: bad data and fields are errors naming the field and 
   CHECK(e.find("/target/data") != std::string::npos);
   CHECK(e.find("labels.csv: row 2: expected a 0/1 label") != std::string::npos);
 }
+
+TEST_CASE("logistic target: a gradient-noise correction with batches drawn without replacement is refused") {
+  // The batches of an epoch are negatively correlated, so subtracting one batch's noise variance from
+  // the injected noise leaves the posterior too narrow (tests/data/logistic_stat.cpp measures it).
+  // Catches: the combination accepted silently through any of the four fields that set a correction,
+  // or refused without the way out (with_replacement, or no estimate).
+  const std::string path = write_csv("lr200.csv", 200);
+  auto refused = [&](json c, const std::string& field) {
+    c["steps"] = 200, c["burn_in"] = 100;
+    const std::string e = error_of(c);
+    CAPTURE(e);
+    CHECK(e.find(field + ":") != std::string::npos);
+    CHECK(e.find("/target/with_replacement is false") != std::string::npos);
+    CHECK(e.find("\"with_replacement\": true") != std::string::npos);
+  };
+  auto accepted = [&](json c) {
+    c["steps"] = 200, c["burn_in"] = 100;
+    return run::run(c, {.threads = 1});
+  };
+
+  json c = config(path);
+  c["sampler"]["noise_estimate"] = "empirical_fisher";
+  refused(c, "/sampler/noise_estimate");
+  c["sampler"]["noise_estimate"] = 1.0;
+  refused(c, "/sampler/noise_estimate");
+  c["sampler"] = {{"name", "sgld"}, {"step_size", 1e-4}, {"noise_estimate", 10.0}};
+  refused(c, "/sampler/noise_estimate");
+  c["sampler"] = {{"name", "sghmc"}, {"learning_rate", 1e-4}, {"momentum_decay", 0.5}, {"beta_hat", 0.1}};
+  refused(c, "/sampler/beta_hat");
+  c["sampler"] = {{"name", "recipe"}, {"step_size", 1e-4}, {"D", json::array({{1, 0, 0}, {0, 1, 0}, {0, 0, 1}})},
+                  {"Q", json::array({{0, 0, 0}, {0, 0, 0}, {0, 0, 0}})},
+                  {"noise_estimate", json::array({{1, 0, 0}, {0, 1, 0}, {0, 0, 1}})}};
+  refused(c, "/sampler/noise_estimate");
+
+  // What stays allowed: no estimate; an estimate up to grad_noise² (added noise is independent from
+  // step to step); any estimate with batches drawn with replacement.
+  c = config(path);
+  c["sampler"]["noise_estimate"] = 0.0;
+  CHECK(accepted(c)["config"]["sampler"]["noise_estimate"] == 0.0);
+  c["target"]["grad_noise"] = 2.0;
+  c["sampler"]["noise_estimate"] = 4.0;
+  CHECK(accepted(c)["config"]["sampler"]["noise_estimate"] == 4.0);
+  c["sampler"]["noise_estimate"] = 4.5;
+  refused(c, "/sampler/noise_estimate");
+  c = config(path);
+  c["target"]["with_replacement"] = true;
+  c["sampler"]["noise_estimate"] = "empirical_fisher";
+  CHECK(accepted(c)["config"]["sampler"]["noise_estimate"] == "empirical_fisher");
+}
