@@ -82,19 +82,30 @@ struct Minibatch {
 
   std::size_t size() const { return model.size(); }
 
-  /// The stochastic gradient on the next batch of the engine's stream.
+  /// The examples of the engine's next batch (in scratch: valid until the next call).
   template <class R>
-  void gradient(const Eigen::VectorXd& x, Eigen::VectorXd& g, R& rng) const {
+  const std::vector<std::size_t>& draw_batch(R& rng) const {
     const std::size_t N = model.size();
     if (batch_size < 1 || batch_size > N)  // not require(): its message would be formatted on every step
       throw Error(fmt::format("batch_size: expected an integer in [1, {}] (the number of examples), got {}", N, batch_size));
-    const std::uint64_t b = rng.next_batch();
-    batch_indices(b, batch_size, N, sampling, rng.seed(), rng.stream_id(), scratch.indices);
+    batch_indices(rng.next_batch(), batch_size, N, sampling, rng.seed(), rng.stream_id(), scratch.indices);
+    return scratch.indices;
+  }
+  /// g += scale · Σ_{i ∈ idx} ∇(-log p(x_i | θ)): one matrix product where the model offers it.
+  void add_batch(const Eigen::VectorXd& x, const std::vector<std::size_t>& idx, Eigen::VectorXd& g, double scale) const {
+    if constexpr (BatchDataModel<M>) model.add_batch_gradient(x, idx, g, scale);
+    else for (std::size_t i : idx) model.add_example_gradient(x, i, g, scale);
+  }
+  /// N/n, the likelihood's scale on a batch.
+  double batch_scale() const { return static_cast<double>(model.size()) / static_cast<double>(batch_size); }
+
+  /// The stochastic gradient on the next batch of the engine's stream.
+  template <class R>
+  void gradient(const Eigen::VectorXd& x, Eigen::VectorXd& g, R& rng) const {
+    const auto& idx = draw_batch(rng);
     g.setZero(x.size());
     model.add_prior_gradient(x, g);
-    const double scale = static_cast<double>(N) / static_cast<double>(batch_size);
-    if constexpr (BatchDataModel<M>) model.add_batch_gradient(x, scratch.indices, g, scale);
-    else for (std::size_t i : scratch.indices) model.add_example_gradient(x, i, g, scale);
+    add_batch(x, idx, g, batch_scale());
   }
   /// The stochastic gradient and, per coordinate, the empirical-Fisher estimate of its variance:
   /// V̂ = (N²/n)·s², s² the sample variance of the batch's per-example gradients (Welford's one pass).

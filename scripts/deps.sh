@@ -2,7 +2,7 @@
 # Installs the Debian packages sgmcmc needs that are missing (apt-get; as root, else through sudo).
 # Usage: scripts/deps.sh [extra packages...]
 set -euo pipefail
-packages=(g++ cmake make ninja-build libeigen3-dev libfmt-dev nlohmann-json3-dev doctest-dev
+packages=(g++ cmake make ninja-build libeigen3-dev liblbfgspp-dev libfmt-dev nlohmann-json3-dev doctest-dev
           librandom123-dev libcli11-dev zlib1g-dev libnetcdf-c++4-dev pkg-config "$@")
 missing=()
 for p in "${packages[@]}"; do

@@ -2,7 +2,8 @@
 // The `logistic` target: Bayesian logistic regression (models/logistic.hpp), θ ~ N(0, prior_sd²I), on
 // a CSV of examples (the features, then a 0/1 label in the last column; a header row allowed),
 // by minibatches. On euclidean space of the CSV's feature columns: the manifold's `dim` when it gives
-// none. The file is read once, here; its errors name /target/data and the file's row.
+// none. The file is read once, here; its errors name /target/data and the file's row. The gradient:
+// minibatch or control variates (run/targets/estimator.hpp).
 #include <algorithm>
 #include <cstdint>
 #include <memory>
@@ -13,12 +14,13 @@
 #include <sgmcmc/models/data/text.hpp>
 #include <sgmcmc/models/logistic.hpp>
 #include <sgmcmc/run/targets/common.hpp>
+#include <sgmcmc/run/targets/estimator.hpp>
 
 namespace sgmcmc::run {
 
 inline TargetEntry logistic_target() {
   return {{"logistic"},
-          "Bayesian logistic regression on a CSV (features, then a 0/1 label): data, prior_sd 1, batch_size min(100, N)",
+          "Bayesian logistic regression on a CSV (features, then a 0/1 label): data, prior_sd 1, batch_size min(100, N), estimator minibatch",
           [](Fields& f, const ManifoldChoice& manifold) {
             const std::string name = "logistic";
             // The file first: a missing or malformed file is named before the other fields are checked.
@@ -47,7 +49,7 @@ inline TargetEntry logistic_target() {
             auto model = data::minibatch(models::LogisticRegression{std::make_shared<const data::Dataset<double>>(std::move(d)), prior_sd},
                                          batch, targets::sampling(replace));
             json out = {{"name", name}, {"data", path}, {"prior_sd", prior_sd}, {"batch_size", batch}, {"with_replacement", replace}};
-            return targets::make_choice(f, name, std::move(model), std::move(out), own);
+            return targets::make_estimated_choice(f, name, std::move(model), std::move(out), own);
           }};
 }
 
