@@ -13,20 +13,14 @@
 #include <sgmcmc/modules/optimize/mode.hpp>
 #include <sgmcmc/modules/random/stream.hpp>
 
+#include "../support/normal_means.hpp"
+
 using namespace sgmcmc;
 using Eigen::VectorXd;
 
 namespace {
 
-// y_i ~ N(θ, 1) per coordinate, prior N(0, 10²): per-example gradients only (no add_batch_gradient).
-struct Normals {
-  std::vector<VectorXd> y;
-  std::size_t size() const { return y.size(); }
-  void add_prior_gradient(const VectorXd& x, VectorXd& g) const { g += x / 100.0; }
-  void add_example_gradient(const VectorXd& x, std::size_t i, VectorXd& g, double s) const { g += s * (x - y[i]); }
-  double prior_value(const VectorXd& x) const { return x.squaredNorm() / 200.0; }
-  double example_value(const VectorXd& x, std::size_t i) const { return 0.5 * (x - y[i]).squaredNorm(); }
-};
+using Normals = testing::NormalMeans;  // per-example gradients only (no add_batch_gradient)
 
 models::LogisticRegression logistic(std::size_t N) {
   auto syn = data::synthetic_logistic(N, 4, 11);
@@ -102,7 +96,7 @@ TEST_CASE("control variates: exact at the centre, unbiased away from it, and far
 TEST_CASE("control variates: the per-example path matches the batch-product path's contract") {
   // A model without add_batch_gradient goes through the per-example loop; exact at the centre and
   // unbiased away from it (catches the loop taking the wrong scale or the centre's sign).
-  Normals model;
+  Normals model{.y = {}, .prior_sd = 10.0};
   random::Stream data_rng(9, 0);
   for (int i = 0; i < 200; ++i) {
     VectorXd y(2);
@@ -130,7 +124,7 @@ TEST_CASE("control variates: the per-example path matches the batch-product path
 TEST_CASE("the posterior mode by L-BFGS: the closed form on a conjugate model, a stationary point on logistic") {
   // Catches: the objective's gradient with the wrong sign or scale (L-BFGS's line search fails or stops
   // elsewhere), the mode of the likelihood alone (the prior dropped), a result returned unconverged.
-  Normals model;
+  Normals model{.y = {}, .prior_sd = 10.0};
   random::Stream data_rng(9, 0);
   VectorXd sum = VectorXd::Zero(3);
   for (int i = 0; i < 300; ++i) {

@@ -11,21 +11,14 @@
 #include <sgmcmc/models/vmf_mixture_posterior.hpp>
 #include <sgmcmc/modules/random/permutation.hpp>
 
+#include "../support/normal_means.hpp"
+
 using namespace sgmcmc;
 using Eigen::VectorXd;
 
-namespace {
 // -log p(x_i | θ) = ½(θ - y_i)², prior θ ~ N(0, 1): gradient θ + Σ(θ - y_i).
-struct Normals {
-  std::vector<double> y;
-  std::size_t size() const { return y.size(); }
-  void add_prior_gradient(const VectorXd& x, VectorXd& g) const { g += x; }
-  void add_example_gradient(const VectorXd& x, std::size_t i, VectorXd& g, double s) const { g.array() += s * (x.array() - y[i]); }
-  double prior_value(const VectorXd& x) const { return 0.5 * x.squaredNorm(); }
-  double example_value(const VectorXd& x, std::size_t i) const { return 0.5 * (x.array() - y[i]).square().sum(); }
-};
+using Normals = testing::NormalMeans;
 static_assert(models::DataModel<Normals>);
-}  // namespace
 
 TEST_CASE("the keyed permutation is a bijection for every size, and differs between epochs") {
   // Catches: cycle-walking that leaves the range, collisions (examples seen twice per epoch).
@@ -67,7 +60,7 @@ TEST_CASE("without replacement every example appears once per epoch; with replac
 TEST_CASE("the minibatch gradient is unbiased: its average over many batches is the full gradient") {
   // Catches: a wrong N/n scale, a prior counted per example, a batch that skips examples.
   Normals model;
-  for (int i = 0; i < 50; ++i) model.y.push_back(std::sin(i * 0.7) * 3.0);
+  for (int i = 0; i < 50; ++i) model.add(std::sin(i * 0.7) * 3.0);
   for (auto sampling : {models::Sampling::with_replacement, models::Sampling::without_replacement}) {
     const models::Minibatch<Normals> pot{model, 7, sampling, {}};
     const VectorXd x = VectorXd::Constant(1, 0.3);
@@ -91,7 +84,7 @@ TEST_CASE("the minibatch gradient is unbiased: its average over many batches is 
 TEST_CASE("a resumed stream draws the same batches") {
   // Catches: batch positions kept outside the serialized stream state.
   Normals model;
-  for (int i = 0; i < 30; ++i) model.y.push_back(i);
+  for (int i = 0; i < 30; ++i) model.add(i);
   const models::Minibatch<Normals> pot{model, 4, models::Sampling::without_replacement, {}};
   random::Stream rng(9, 2);
   VectorXd x = VectorXd::Zero(1), g(1), h(1);
@@ -127,7 +120,7 @@ TEST_CASE("the empirical-Fisher variance estimates the minibatch gradient's vari
   // Catches: a wrong N²/n scale, a variance of the wrong quantity. Reference: the empirical variance of
   // many minibatch gradients drawn with replacement.
   Normals model;
-  for (int i = 0; i < 40; ++i) model.y.push_back(std::cos(i * 1.3) * 2.0 + 0.1 * i);
+  for (int i = 0; i < 40; ++i) model.add(std::cos(i * 1.3) * 2.0 + 0.1 * i);
   const models::Minibatch<Normals> pot{model, 8, models::Sampling::with_replacement, {}};
   const VectorXd x = VectorXd::Constant(1, 0.5);
   random::Stream rng(2, 0), rng2(2, 0);
@@ -151,7 +144,7 @@ TEST_CASE("the empirical-Fisher estimate is refused for batches that are not ind
   // batch's variance from the injected noise over-corrects (docs/samplers.md). Catches: the estimate
   // silently served for such batches, where SGHMC's sds came out 10-20 % low.
   Normals model;
-  for (int i = 0; i < 40; ++i) model.y.push_back(0.1 * i);
+  for (int i = 0; i < 40; ++i) model.add(0.1 * i);
   for (auto sampling : {models::Sampling::without_replacement, models::Sampling::time_ordered}) {
     const models::Minibatch<Normals> pot{model, 8, sampling, {}};
     random::Stream rng(2, 0);
