@@ -25,9 +25,15 @@ struct ControlVariate {
   /// The estimator centred at θ̂: computes the full-data likelihood gradient there (N example
   /// gradients, the estimator's one-off cost).
   static ControlVariate at(Minibatch<M> base, Eigen::VectorXd centre) {
-    Eigen::VectorXd full = Eigen::VectorXd::Zero(centre.size());
-    for (std::size_t i = 0; i < base.model.size(); ++i) base.model.add_example_gradient(centre, i, full, 1.0);
-    return ControlVariate{std::move(base), std::move(centre), std::move(full)};
+    ControlVariate cv{std::move(base), {}, {}};
+    cv.recentre(std::move(centre));
+    return cv;
+  }
+  /// Moves the centre to θ̂ (SVRG's refresh, models/svrg.hpp): one full pass.
+  void recentre(Eigen::VectorXd c) {
+    centre = std::move(c);
+    centre_likelihood.setZero(centre.size());
+    for (std::size_t i = 0; i < base.model.size(); ++i) base.model.add_example_gradient(centre, i, centre_likelihood, 1.0);
   }
 
   std::size_t size() const { return base.size(); }

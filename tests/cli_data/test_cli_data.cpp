@@ -185,8 +185,8 @@ TEST_CASE("logistic target: control variates centred at the mode found by L-BFGS
   CHECK(resumed["config"]["target"]["centre"] == t["centre"]);
 
   c = config(path);
-  c["target"]["estimator"] = "svrg";
-  CHECK(error_of(c).find("/target/estimator: expected minibatch or control_variate, got \"svrg\"") != std::string::npos);
+  c["target"]["estimator"] = "saga";
+  CHECK(error_of(c).find("/target/estimator: expected minibatch, control_variate or svrg, got \"saga\"") != std::string::npos);
   c["target"]["estimator"] = "minibatch";
   c["target"]["centre"] = json::array({0, 0, 0});
   CHECK(error_of(c).find("/target/centre: only the control_variate estimator has a centre") != std::string::npos);
@@ -195,4 +195,36 @@ TEST_CASE("logistic target: control variates centred at the mode found by L-BFGS
   CHECK(error_of(c).find("/target/centre") != std::string::npos);
   c["target"]["centre"] = "mod";
   CHECK(error_of(c).find("/target/centre: expected \"mode\" or a point of 3 numbers") != std::string::npos);
+}
+
+TEST_CASE("logistic target: SVRG refreshes its centre at the chain's position; a resume continues it") {
+  // Catches: the centre not saved with the chain (a resume mid-epoch would use the wrong centre and
+  // differ), a refresh period other than refresh_every, the estimator's fields accepted elsewhere.
+  const std::string path = write_csv("lr300.csv", 300);
+  json c = config(path);
+  c["steps"] = 600, c["burn_in"] = 100;
+  c["target"]["estimator"] = "svrg";
+  c["target"]["refresh_every"] = 7;
+  const json full = run::run(c, {.threads = 1});
+  CHECK(full["config"]["target"]["refresh_every"] == 7);
+  CHECK(full["chains"][0]["state"]["target"]["centre"].size() == 3);
+  json half = c;
+  half["steps"] = 353;  // mid-way between two refreshes
+  const json resumed = run::resume(run::run(half, {.threads = 1}), 247, {.threads = 1});
+  for (int ch = 0; ch < 2; ++ch) CHECK(resumed["chains"][ch]["samples"] == full["chains"][ch]["samples"]);
+  CHECK(resumed["chains"][0]["state"] == full["chains"][0]["state"]);
+
+  json epoch = config(path);
+  epoch["target"]["estimator"] = "svrg";
+  epoch["steps"] = 200, epoch["burn_in"] = 100;
+  CHECK(run::run(epoch, {.threads = 1})["config"]["target"]["refresh_every"] == 6);  // N/n = 300/50
+
+  c["target"]["centre"] = "mode";
+  CHECK(error_of(c).find("/target/centre: svrg's centre is the chain's own position") != std::string::npos);
+  c["target"].erase("centre");
+  c["target"]["refresh_every"] = 0;
+  CHECK(error_of(c).find("/target/refresh_every") != std::string::npos);
+  c["target"]["estimator"] = "minibatch";
+  c["target"]["refresh_every"] = 5;
+  CHECK(error_of(c).find("/target/refresh_every: only the svrg estimator refreshes") != std::string::npos);
 }

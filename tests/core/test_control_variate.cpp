@@ -10,6 +10,7 @@
 #include <sgmcmc/models/control_variate.hpp>
 #include <sgmcmc/models/data/dataset.hpp>
 #include <sgmcmc/models/logistic.hpp>
+#include <sgmcmc/models/svrg.hpp>
 #include <sgmcmc/modules/optimize/mode.hpp>
 #include <sgmcmc/modules/random/stream.hpp>
 
@@ -164,4 +165,34 @@ TEST_CASE("the posterior mode by L-BFGS: the closed form on a conjugate model, a
   const auto bad = models::Minibatch<Unbounded>{{}, 1, models::Sampling::without_replacement, {}};
   CHECK_THROWS_WITH_AS(optimize::find_mode(bad, VectorXd::Zero(1), {.tolerance = 1e-8, .max_iterations = 50}),
                        doctest::Contains("finding the posterior mode (L-BFGS)"), Error);
+}
+
+TEST_CASE("SVRG: the centre is the first point, moves every m steps, and the gradient stays unbiased") {
+  // Catches: a centre never refreshed (after a refresh at x the gradient there must be exact again),
+  // a refresh on the wrong steps, a gradient biased by the moving centre.
+  const models::LogisticRegression model = logistic(600);
+  const auto base = data::minibatch(model, 30, models::Sampling::without_replacement);
+  models::Svrg<models::LogisticRegression> svrg(base, 0);
+  CHECK(svrg.period() == 20);  // an epoch: N/n
+  VectorXd x = VectorXd::Constant(4, 0.2), g(4), exact(4);
+  random::Stream rng(3, 0);
+  svrg.gradient(x, g, rng);  // the first point becomes the centre: exact there
+  svrg.exact_gradient(x, exact);
+  CHECK((g - exact).norm() <= 1e-10 * exact.norm());
+  CHECK(svrg.cv.centre == x);
+
+  const VectorXd y = VectorXd::Constant(4, -0.3);
+  for (std::uint64_t t = 1; t < 20; ++t) svrg.after_step(y, t, rng);
+  CHECK(svrg.cv.centre == x);  // not before step m
+  svrg.after_step(y, 20, rng);
+  CHECK(svrg.cv.centre == y);
+  svrg.gradient(y, g, rng);
+  svrg.exact_gradient(y, exact);
+  CHECK((g - exact).norm() <= 1e-10 * exact.norm());
+
+  // Away from its centre, unbiased within 4 standard errors (as the control variate it is).
+  const VectorXd z = VectorXd::Constant(4, 0.5);
+  svrg.exact_gradient(z, exact);
+  const Moments m = moments(svrg, z, 20000, 11);
+  for (int k = 0; k < 4; ++k) CHECK(std::abs(m.mean[k] - exact[k]) <= 4 * m.se[k]);
 }

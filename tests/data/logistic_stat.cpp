@@ -24,6 +24,7 @@
 #include <sgmcmc/models/data/dataset.hpp>
 #include <sgmcmc/models/control_variate.hpp>
 #include <sgmcmc/models/logistic.hpp>
+#include <sgmcmc/models/svrg.hpp>
 #include <sgmcmc/modules/optimize/mode.hpp>
 #include <sgmcmc/run/chain.hpp>
 #include <sgmcmc/samplers/hmc.hpp>
@@ -131,7 +132,7 @@ TEST_CASE("logistic regression: SGHMC and SGLD posterior mean and sd match exact
     const Summary sg = run_chains(s, pot, x0, 4, 150000, Retention{3000, 5}, 4);
     compare("sghmc, empirical Fisher", sg, ref, VectorXd::Constant(3, 0.03));
   }
-  SUBCASE("SGHMC and SGLD with control variates centred at the mode") {
+  SUBCASE("SGHMC and SGLD with control variates centred at the mode, and SVRG-LD") {
     // Baker et al. 2019: ∇U(θ̂) + (N/n)Σ[∇u_i(θ) − ∇u_i(θ̂)] at the L-BFGS mode. Its noise near the mode is
     // a small fraction of the plain minibatch gradient's (tests/core/test_control_variate.cpp), so with
     // no noise estimate the only allowance is the 0.03 for discretisation. Catches: a biased estimator
@@ -145,6 +146,12 @@ TEST_CASE("logistic regression: SGHMC and SGLD posterior mean and sd match exact
     const double h = 5e-5;
     const sgld::Sampler<Euclidean> l{space, schedule::StepSize::constant(h)};
     compare("sgld, control variates", run_chains(l, cv, x0, 4, 250000, Retention{5000, 5}, 7), ref,
+            VectorXd::Constant(3, h * lambda_max / 4 + 0.03));
+    // SVRG-LD (Dubey et al. 2016): SGLD with the centre refreshed at the chain's position every epoch
+    // (20 steps). Catches a centre that goes stale (the noise would grow with the distance travelled)
+    // or a refresh that biases the gradient.
+    const models::Svrg<models::LogisticRegression> svrg(data::minibatch(model, n, models::Sampling::without_replacement));
+    compare("sgld, svrg", run_chains(l, svrg, x0, 4, 250000, Retention{5000, 5}, 8), ref,
             VectorXd::Constant(3, h * lambda_max / 4 + 0.03));
   }
   SUBCASE("SGHMC with batches drawn without replacement and no noise estimate") {
