@@ -49,6 +49,10 @@ Moments moments(const P& p, const VectorXd& x, int batches, std::uint64_t seed) 
 static_assert(Potential<models::ControlVariate<models::LogisticRegression>, VectorXd>);
 static_assert(PotentialWithValue<models::ControlVariate<models::LogisticRegression>, VectorXd>);
 static_assert(Potential<models::ControlVariate<Normals>, VectorXd>);
+// SVRG's centre moves with the chain through the driver's hook; a control variate's does not.
+static_assert(PotentialWithAfterStep<models::Svrg<models::LogisticRegression>, random::Stream>);
+static_assert(!PotentialWithAfterStep<models::ControlVariate<models::LogisticRegression>, random::Stream>);
+static_assert(PotentialWithValue<models::Svrg<models::LogisticRegression>, VectorXd>);
 
 TEST_CASE("control variates: exact at the centre, unbiased away from it, and far less noisy near it") {
   const std::size_t N = 1000, n = 20;
