@@ -12,7 +12,6 @@
 // and recomputes the full gradient there with the same code, so it continues with the same bits.
 #include <algorithm>
 #include <cstdint>
-#include <optional>
 
 #include <Eigen/Core>
 

@@ -1,7 +1,8 @@
 #pragma once
 // What several sampler entries share: the step size (a number or a schedule), the splitting scheme,
-// the noise estimate V̂ (refused with batches drawn without replacement), the refusal of stochastic-gradient samplers on singular Dirichlet targets, and
-// the JSON form of the momentum samplers' phase state.
+// the noise estimate V̂ (refused with batches drawn without replacement), the refusal of
+// stochastic-gradient samplers on singular Dirichlet targets, and the JSON form of the momentum
+// samplers' phase state.
 #include <string>
 
 #include <fmt/format.h>
@@ -57,8 +58,8 @@ inline splitting::StageList read_scheme(Fields& f, json& out) {
   }
 }
 
-/// Refuses a gradient-noise correction (`what`, at `path`) on a target whose minibatches are drawn
-/// without replacement. The correction subtracts the noise of independent batches from the injected
+/// Refuses a gradient-noise correction (the number `value`, or `empirical_fisher`; the field at `path`)
+/// on a target whose minibatches are drawn without replacement. The correction subtracts the noise of independent batches from the injected
 /// noise; the batches of one epoch are not independent — their errors sum to zero — so the chain feels
 /// far less noise than one batch's variance and the correction makes the posterior too narrow (sds
 /// 10–20 % low on logistic regression and on a conjugate linear model: docs/samplers.md). Additive

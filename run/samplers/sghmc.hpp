@@ -28,10 +28,10 @@ inline SamplerEntry sghmc_sampler() {
                 step = schedule::StepSize::constant(p.step_size);
                 friction = sghmc::Friction(p.friction);
                 noise.value = p.noise_estimate;
-                require_independent_batches(f.at("beta_hat"), target, noise.value, false);
               } catch (const Error& e) {
                 fail(f.path(), e.what());
               }
+              require_independent_batches(f.at("beta_hat"), target, noise.value, false);
               out.update({{"learning_rate", eta}, {"momentum_decay", alpha}, {"beta_hat", beta}});
             } else {
               step = read_step_size(f, out);

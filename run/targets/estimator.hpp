@@ -67,12 +67,6 @@ template <models::DataModel M>
 TargetChoice make_estimated_choice(Fields& f, const std::string& name, models::Minibatch<M> base, json resolved,
                                    Eigen::Index dim) {
   const std::string estimator = f.string("estimator", "minibatch");
-  if (estimator == "minibatch") {
-    if (f.find("refresh_every")) fail(f.at("refresh_every"), "only the svrg estimator refreshes (estimator is minibatch)");
-    if (f.find("centre")) fail(f.at("centre"), "only the control_variate estimator has a centre (estimator is minibatch)");
-    resolved["estimator"] = estimator;
-    return make_choice(f, name, std::move(base), std::move(resolved), dim);
-  }
   if (estimator == "svrg") {
     if (f.find("centre")) fail(f.at("centre"), "svrg's centre is the chain's own position (give refresh_every instead)");
     const std::uint64_t epoch = std::max<std::uint64_t>(1, base.size() / base.batch_size);
@@ -81,7 +75,13 @@ TargetChoice make_estimated_choice(Fields& f, const std::string& name, models::M
     resolved["refresh_every"] = every;
     return make_choice(f, name, SvrgTarget<M>{models::Svrg<M>(std::move(base), every), dim}, std::move(resolved), dim);
   }
-  if (f.find("refresh_every")) fail(f.at("refresh_every"), fmt::format("only the svrg estimator refreshes (estimator is {})", estimator));
+  if (f.find("refresh_every"))
+    fail(f.at("refresh_every"), fmt::format("only the svrg estimator refreshes (estimator is {})", printable(estimator)));
+  if (estimator == "minibatch") {
+    if (f.find("centre")) fail(f.at("centre"), "only the control_variate estimator has a centre (estimator is minibatch)");
+    resolved["estimator"] = estimator;
+    return make_choice(f, name, std::move(base), std::move(resolved), dim);
+  }
   if (estimator != "control_variate")
     fail(f.at("estimator"), fmt::format("expected minibatch, control_variate or svrg, got \"{}\"", printable(estimator)));
   Eigen::VectorXd centre;
