@@ -76,10 +76,16 @@ struct LogisticRegression {
 
   /// g += scale · (σ(θᵀx_i) − y_i) x_i.
   void add_example_gradient(const Eigen::VectorXd& theta, std::size_t i, Eigen::VectorXd& g, double scale) const {
-    const auto xi = data->x.col(static_cast<Eigen::Index>(i));
-    const double z = theta.dot(xi);
-    const double r = 1.0 / (1.0 + std::exp(-z)) - data->y[static_cast<Eigen::Index>(i)];
-    g.noalias() += (scale * r) * xi;
+    add_example_features(i, g, scale * example_coefficient(theta, i));
+  }
+  /// ψ_i(θ) = σ(θᵀx_i) − y_i, the residual: example i's gradient is ψ_i·x_i (GeneralisedLinearModel).
+  double example_coefficient(const Eigen::VectorXd& theta, std::size_t i) const {
+    const double z = theta.dot(data->x.col(static_cast<Eigen::Index>(i)));
+    return 1.0 / (1.0 + std::exp(-z)) - data->y[static_cast<Eigen::Index>(i)];
+  }
+  /// g += scale · x_i.
+  void add_example_features(std::size_t i, Eigen::VectorXd& g, double scale) const {
+    g.noalias() += scale * data->x.col(static_cast<Eigen::Index>(i));
   }
   /// log(1 + e^z) − y z, computed without overflow.
   double example_value(const Eigen::VectorXd& theta, std::size_t i) const {
@@ -94,7 +100,7 @@ struct LogisticRegression {
     return 1.0 / (1.0 + std::exp(-theta.dot(x.template cast<double>())));
   }
 };
-static_assert(BatchDataModel<LogisticRegression>);
+static_assert(BatchDataModel<LogisticRegression> && GeneralisedLinearModel<LogisticRegression>);
 
 /// Fraction of examples of `d` misclassified by the predictive probability `p(x)` thresholded at ½.
 template <class S, class F>

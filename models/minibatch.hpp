@@ -39,6 +39,17 @@ concept BatchDataModel = DataModel<M> && requires(const M m, const Eigen::Vector
   m.add_batch_gradient(x, idx, g, s);
 };
 
+/// Optional, for a generalised linear model, whose per-example gradient is a scalar times fixed
+/// features: ∇(-log p(x_i | θ)) = ψ_i(θ)·x_i. `example_coefficient(θ, i)` returns ψ_i(θ) and
+/// `add_example_features(i, g, scale)` adds scale·x_i. Lets SAGA (models/saga.hpp) keep one number per
+/// example instead of a d-vector.
+template <class M>
+concept GeneralisedLinearModel = DataModel<M> && requires(const M m, const Eigen::VectorXd& x, Eigen::VectorXd& g, std::size_t i,
+                                                          double s) {
+  { m.example_coefficient(x, i) } -> std::convertible_to<double>;
+  m.add_example_features(i, g, s);
+};
+
 /// Writes the example indices of minibatch b into `out` (size n).
 inline void batch_indices(std::uint64_t b, std::size_t n, std::size_t N, Sampling sampling, std::uint64_t seed,
                           std::uint32_t stream, std::vector<std::size_t>& out) {
@@ -156,5 +167,12 @@ struct Minibatch {
     return u;
   }
 };
+
+/// The minibatch base of a gradient estimator (models/control_variate.hpp, svrg.hpp, saga.hpp): the
+/// data model, batch size and order, which the run layer reaches through any estimator.
+template <DataModel M>
+Minibatch<M>& minibatch_of(Minibatch<M>& m) { return m; }
+template <DataModel M>
+const Minibatch<M>& minibatch_of(const Minibatch<M>& m) { return m; }
 
 }  // namespace sgmcmc::models

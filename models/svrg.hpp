@@ -52,4 +52,9 @@ struct Svrg {
   void exact_gradient(const Eigen::VectorXd& x, Eigen::VectorXd& g) const { cv.exact_gradient(x, g); }
 };
 
+template <DataModel M>
+Minibatch<M>& minibatch_of(Svrg<M>& e) { return e.cv.base; }
+template <DataModel M>
+const Minibatch<M>& minibatch_of(const Svrg<M>& e) { return e.cv.base; }
+
 }  // namespace sgmcmc::models

@@ -93,6 +93,11 @@ inline NoiseEstimate read_noise_estimate(Fields& f, json& out, const TargetChoic
     if (*v != "empirical_fisher" || !fisher_allowed)
       fail(f.at("noise_estimate"),
            fmt::format("expected a number >= 0{}, got {}", fisher_allowed ? " or \"empirical_fisher\"" : "", describe(*v)));
+    const std::string estimator = target.resolved.value("estimator", std::string("minibatch"));
+    if (estimator != "minibatch")
+      fail(f.at("noise_estimate"), fmt::format("empirical_fisher measures the plain minibatch gradient's spread, and target '{}' uses "
+                                               "the {} estimator (give a number instead, or estimator minibatch)",
+                                               target.resolved["name"].get<std::string>(), estimator));
     if (!target.target.has_noise_estimate())
       fail(f.at("noise_estimate"), fmt::format("empirical_fisher needs a minibatch target with per-example gradients; "
                                                "target '{}' has none (give a number instead)",

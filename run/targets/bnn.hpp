@@ -15,7 +15,7 @@
 #include <sgmcmc/models/bnn.hpp>
 #include <sgmcmc/models/data/text.hpp>
 #include <sgmcmc/run/targets/common.hpp>
-#include <sgmcmc/run/targets/gibbs.hpp>
+#include <sgmcmc/run/targets/estimator.hpp>
 
 namespace sgmcmc::run {
 
@@ -30,8 +30,9 @@ struct PrecisionsJson<models::BnnPrecisions> {
   }
 };
 
-static_assert(TargetWithState<GibbsTarget<models::Bnn>> && PotentialWithValue<GibbsTarget<models::Bnn>> &&
-              PotentialWithNoiseEstimate<GibbsTarget<models::Bnn>>);
+static_assert(GibbsModel<models::Bnn> && TargetWithState<DataTarget<models::Minibatch<models::Bnn>>> &&
+              PotentialWithValue<DataTarget<models::Minibatch<models::Bnn>>> &&
+              PotentialWithNoiseEstimate<DataTarget<models::Minibatch<models::Bnn>>>);
 
 inline TargetEntry bnn_target() {
   return {{"bnn"},
@@ -68,10 +69,10 @@ inline TargetEntry bnn_target() {
             if (const auto dim = manifold.dim(); dim && own != *dim)
               fail(f.at("data"), fmt::format("a {}–{}–{} net on {} has {} weights but the manifold has {} coordinates", d.dim(), hidden,
                                              classes, path, own, *dim));
-            GibbsTarget<models::Bnn> target{data::minibatch(std::move(m), batch, targets::sampling(replace)), gibbs_every};
             json out = {{"name", name}, {"data", path}, {"hidden", hidden}, {"classes", classes}, {"prior_precision", lambda},
                         {"batch_size", batch}, {"with_replacement", replace}, {"threads", threads}, {"gibbs_every", gibbs_every}};
-            return targets::make_choice(f, name, std::move(target), std::move(out), own);
+            return targets::make_estimated_choice(f, name, data::minibatch(std::move(m), batch, targets::sampling(replace)), std::move(out),
+                                                  {own, true, gibbs_every});
           }};
 }
 

@@ -16,7 +16,7 @@
 #include <sgmcmc/models/data/dataset.hpp>
 #include <sgmcmc/models/data/ratings.hpp>
 #include <sgmcmc/run/targets/common.hpp>
-#include <sgmcmc/run/targets/gibbs.hpp>
+#include <sgmcmc/run/targets/estimator.hpp>
 
 namespace sgmcmc::run {
 
@@ -35,8 +35,9 @@ struct PrecisionsJson<models::BpmfPrecisions> {
   }
 };
 
-static_assert(TargetWithState<GibbsTarget<models::Bpmf>> && PotentialWithValue<GibbsTarget<models::Bpmf>> &&
-              PotentialWithNoiseEstimate<GibbsTarget<models::Bpmf>>);
+static_assert(GibbsModel<models::Bpmf> && TargetWithState<DataTarget<models::Minibatch<models::Bpmf>>> &&
+              PotentialWithValue<DataTarget<models::Minibatch<models::Bpmf>>> &&
+              PotentialWithNoiseEstimate<DataTarget<models::Minibatch<models::Bpmf>>>);
 
 inline TargetEntry bpmf_target() {
   return {{"bpmf"},
@@ -71,10 +72,10 @@ inline TargetEntry bpmf_target() {
             if (const auto dim = manifold.dim(); dim && own != *dim)
               fail(f.at("data"), fmt::format("{} users and {} items at latent {} give {} coordinates but the manifold has {}", m.users(),
                                              m.items(), latent, own, *dim));
-            GibbsTarget<models::Bpmf> target{data::minibatch(std::move(m), batch, targets::sampling(replace)), gibbs_every};
             json out = {{"name", name}, {"data", path}, {"latent", latent}, {"tau", tau}, {"prior_precision", lambda},
                         {"mean", mu}, {"batch_size", batch}, {"with_replacement", replace}, {"gibbs_every", gibbs_every}};
-            return targets::make_choice(f, name, std::move(target), std::move(out), own);
+            return targets::make_estimated_choice(f, name, data::minibatch(std::move(m), batch, targets::sampling(replace)), std::move(out),
+                                                  {own, true, gibbs_every});
           }};
 }
 

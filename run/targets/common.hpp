@@ -76,14 +76,18 @@ inline double read_grad_noise(Fields& f, json& resolved) {
   return sigma;
 }
 
+/// A target that has read `gibbs_every` (or refused it) itself: the data targets
+/// (run/targets/estimator.hpp), whose Gibbs step depends on the model.
+template <class P>
+concept ReadsGibbsEvery = requires { P::gibbs; };
+
 /// The parsed section: `model` behind AnyTarget with its gradient noise, and the record. Reads the
-/// fields every target shares, after the target's own (so their errors come in today's order): a
-/// target with a state of its own (TargetWithState: the Gibbs step's precisions) has read
-/// `gibbs_every` itself; any other refuses it.
+/// fields every target shares, after the target's own (so their errors come in today's order): a data
+/// target has read `gibbs_every` itself; any other refuses it.
 template <Potential P>
 TargetChoice make_choice(Fields& f, const std::string& name, P model, json resolved,
                          std::optional<Eigen::Index> natural_dim = std::nullopt) {
-  if constexpr (!TargetWithState<P>) read_gibbs_every(f, name, false);
+  if constexpr (!ReadsGibbsEvery<P>) read_gibbs_every(f, name, false);
   const double sigma = read_grad_noise(f, resolved);
   return TargetChoice{AnyTarget(std::move(model), sigma), name, std::move(resolved), natural_dim};
 }

@@ -1,15 +1,17 @@
 #pragma once
-// A data target's gradient estimator (`estimator`, docs/config.md): "minibatch" (the default; Welling &
-// Teh 2011), "control_variate" (Baker, Fearnhead, Fox & Nemeth 2019; models/control_variate.hpp)
-// centred at `centre`: "mode" (the default: found here by L-BFGS on the full data,
-// modules/optimize/mode.hpp, and charged to the run's setup_seconds) or a point, or "svrg" (Dubey et
-// al. 2016; models/svrg.hpp) with its centre refreshed at the chain's position every `refresh_every`
-// steps (default: an epoch). The record keeps a control variate's centre as a point, so a resumed run
-// does not search again and continues with the same bits; a search also records its full-data
-// evaluations and the final ‖∇U‖ under `centre_search`. SVRG's centre is each chain's own state, in
-// the chain's `target` state in the record.
+// A data target's gradient estimator (`estimator`, docs/config.md), on every data target and with
+// every sampler: "minibatch" (the default; Welling & Teh 2011), "control_variate" (Baker, Fearnhead,
+// Fox & Nemeth 2019; models/control_variate.hpp) centred at `centre`: "mode" (the default on
+// euclidean space: found here by L-BFGS on the full data, modules/optimize/mode.hpp, and charged to
+// the run's setup_seconds) or a point, "svrg" (Dubey et al. 2016; models/svrg.hpp) with its centre
+// refreshed at the chain's position every `refresh_every` steps (default: an epoch), or "saga" (Dubey
+// et al. 2016; models/saga.hpp) with its table of per-example gradients. The record keeps a control
+// variate's centre as a point, so a resumed run does not search again and continues with the same
+// bits; a search also records its full-data evaluations and the final ‖∇U‖ under `centre_search`.
+// SVRG's centre and SAGA's table are each chain's own state (run/targets/data_target.hpp).
 #include <algorithm>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <utility>
 
@@ -17,76 +19,71 @@
 
 #include <sgmcmc/models/control_variate.hpp>
 #include <sgmcmc/models/minibatch.hpp>
+#include <sgmcmc/models/saga.hpp>
 #include <sgmcmc/models/svrg.hpp>
 #include <sgmcmc/modules/optimize/mode.hpp>
 #include <sgmcmc/run/targets/common.hpp>
-
-namespace sgmcmc::run {
-
-/// SVRG's potential with the run layer's side of its state (AnyTarget's TargetWithState): the centre
-/// to and from a run record, per-chain diagnostics.
-template <models::DataModel M>
-struct SvrgTarget {
-  models::Svrg<M> potential;
-  Eigen::Index dim = 0;  ///< the centre's size, checked on restore
-
-  template <class R>
-  void gradient(const Eigen::VectorXd& x, Eigen::VectorXd& g, R& rng) const {
-    potential.gradient(x, g, rng);
-  }
-  void exact_gradient(const Eigen::VectorXd& x, Eigen::VectorXd& g) const { potential.exact_gradient(x, g); }
-  double value(const Eigen::VectorXd& x) const
-    requires PotentialWithValue<models::Minibatch<M>>
-  {
-    return potential.value(x);
-  }
-  void after_step(const Eigen::VectorXd& x, std::uint64_t t, const random::Stream& rng) { potential.after_step(x, t, rng); }
-  /// {"centre": θ̃}, or null before the first gradient.
-  json state() const { return potential.centred ? json{{"centre", vector_json(potential.cv.centre)}} : json(nullptr); }
-  void restore(const json* j, const std::string& path) {
-    if (!j || j->is_null()) {
-      potential.centred = false;
-      return;
-    }
-    Fields f(*j, path);
-    potential.cv.recentre(as_vector(f.get("centre"), f.at("centre"), dim));
-    potential.centred = true;
-    f.finish();
-  }
-  json diagnostics(std::uint64_t steps_done) const { return {{"svrg_refreshes", steps_done / potential.period()}}; }
-  void own_state() {}  // the centre is held by value: a copy owns it
-};
-
-}  // namespace sgmcmc::run
+#include <sgmcmc/run/targets/data_target.hpp>
 
 namespace sgmcmc::run::targets {
 
+/// Where a data target lives and what it reads before its estimator: its parameter's size, whether
+/// L-BFGS may search its space for a mode (euclidean), and its Gibbs step (0: none or never).
+struct DataSpace {
+  Eigen::Index dim = 0;
+  bool euclidean = true;
+  std::uint64_t gibbs_every = 0;
+};
+
+/// The most numbers SAGA's table may hold per chain when the model offers no scalar table (1 GiB of
+/// doubles): past it the run is refused before it exhausts the machine's memory.
+inline constexpr std::uint64_t saga_table_limit = std::uint64_t{1} << 27;
+
 /// Wraps the minibatch potential `base` of a data target in the estimator the section asks for and
-/// makes the target's choice (make_choice), recording `estimator` (and `centre`) in `resolved`.
+/// makes the target's choice (make_choice), recording `estimator` (and its fields) in `resolved`.
 template <models::DataModel M>
 TargetChoice make_estimated_choice(Fields& f, const std::string& name, models::Minibatch<M> base, json resolved,
-                                   Eigen::Index dim) {
+                                   const DataSpace& space) {
+  if constexpr (!GibbsModel<M>) read_gibbs_every(f, name, false);
+  const Eigen::Index dim = space.dim;
+  const auto choice = [&]<class E>(E estimator) {
+    return make_choice(f, name, DataTarget<E>{std::move(estimator), space.gibbs_every, dim}, std::move(resolved),
+                       space.euclidean ? std::optional<Eigen::Index>(dim) : std::nullopt);
+  };
   const std::string estimator = f.string("estimator", "minibatch");
+  resolved["estimator"] = estimator;
+  if (estimator != "svrg" && f.find("refresh_every"))
+    fail(f.at("refresh_every"), fmt::format("only the svrg estimator refreshes (estimator is {})", printable(estimator)));
+  if (estimator != "control_variate" && f.find("centre")) {
+    const std::string why = estimator == "svrg" ? "svrg's centre is the chain's own position (give refresh_every instead)"
+                                                : fmt::format("only the control_variate estimator has a centre (estimator is {})", printable(estimator));
+    fail(f.at("centre"), why);
+  }
+  if (estimator == "minibatch") return choice(std::move(base));
   if (estimator == "svrg") {
-    if (f.find("centre")) fail(f.at("centre"), "svrg's centre is the chain's own position (give refresh_every instead)");
     const std::uint64_t epoch = std::max<std::uint64_t>(1, base.size() / base.batch_size);
     const std::uint64_t every = f.count("refresh_every", epoch, 1);
-    resolved["estimator"] = estimator;
     resolved["refresh_every"] = every;
-    return make_choice(f, name, SvrgTarget<M>{models::Svrg<M>(std::move(base), every), dim}, std::move(resolved), dim);
+    return choice(models::Svrg<M>(std::move(base), every));
   }
-  if (f.find("refresh_every"))
-    fail(f.at("refresh_every"), fmt::format("only the svrg estimator refreshes (estimator is {})", printable(estimator)));
-  if (estimator == "minibatch") {
-    if (f.find("centre")) fail(f.at("centre"), "only the control_variate estimator has a centre (estimator is minibatch)");
-    resolved["estimator"] = estimator;
-    return make_choice(f, name, std::move(base), std::move(resolved), dim);
+  if (estimator == "saga") {
+    const std::uint64_t numbers = models::Saga<M>::table_size(base.size(), dim);
+    if (numbers > saga_table_limit)
+      fail(f.at("estimator"), fmt::format("saga's table of per-example gradients would hold {} × {} = {} numbers ({:.1f} GiB) per chain: "
+                                          "only generalised linear models (logistic) keep one number per example; use svrg or "
+                                          "control_variate here",
+                                          base.size(), dim, numbers, static_cast<double>(numbers) * 8 / (1 << 30)));
+    return choice(models::Saga<M>(std::move(base)));
   }
   if (estimator != "control_variate")
-    fail(f.at("estimator"), fmt::format("expected minibatch, control_variate or svrg, got \"{}\"", printable(estimator)));
+    fail(f.at("estimator"), fmt::format("expected minibatch, control_variate, svrg or saga, got \"{}\"", printable(estimator)));
   Eigen::VectorXd centre;
   const json* c = f.find("centre");
   if (!c || (c->is_string() && *c == "mode")) {
+    if (!space.euclidean)
+      fail(f.at("centre"), fmt::format("{}the mode search (L-BFGS) runs on euclidean space and target '{}' lives on a manifold: give a "
+                                       "centre point on it, or use svrg",
+                                       c ? "" : "required field is missing: ", name));
     optimize::Mode mode;
     try {
       mode = optimize::find_mode(base, Eigen::VectorXd::Zero(dim));
@@ -102,9 +99,8 @@ TargetChoice make_estimated_choice(Fields& f, const std::string& name, models::M
     // A record's own search, carried over on resume.
     if (const json* s = f.find("centre_search")) resolved["centre_search"] = *s;
   }
-  resolved["estimator"] = estimator;
   resolved["centre"] = vector_json(centre);
-  return make_choice(f, name, models::ControlVariate<M>::at(std::move(base), std::move(centre)), std::move(resolved), dim);
+  return choice(models::ControlVariate<M>::at(std::move(base), std::move(centre)));
 }
 
 }  // namespace sgmcmc::run::targets

@@ -3,7 +3,7 @@
 // a CSV of examples (the features, then a 0/1 label in the last column; a header row allowed),
 // by minibatches. On euclidean space of the CSV's feature columns: the manifold's `dim` when it gives
 // none. The file is read once, here; its errors name /target/data and the file's row. The gradient:
-// minibatch or control variates (run/targets/estimator.hpp).
+// any of the estimators (run/targets/estimator.hpp).
 #include <algorithm>
 #include <cstdint>
 #include <memory>
@@ -49,7 +49,7 @@ inline TargetEntry logistic_target() {
             auto model = data::minibatch(models::LogisticRegression{std::make_shared<const data::Dataset<double>>(std::move(d)), prior_sd},
                                          batch, targets::sampling(replace));
             json out = {{"name", name}, {"data", path}, {"prior_sd", prior_sd}, {"batch_size", batch}, {"with_replacement", replace}};
-            return targets::make_estimated_choice(f, name, std::move(model), std::move(out), own);
+            return targets::make_estimated_choice(f, name, std::move(model), std::move(out), {own});
           }};
 }
 

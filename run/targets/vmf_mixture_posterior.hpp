@@ -1,7 +1,8 @@
 #pragma once
 // The `vmf_mixture_posterior` target: the SGGMC paper's §5.2 posterior (Liu, Zhu & Song 2016;
 // models/vmf_mixture_posterior.hpp): the means (μ₁, μ₂) of a two-component vMF mixture on S¹ given
-// n_data points drawn from it, on the torus S¹ × S¹, by minibatches (batch size 10 in the paper).
+// n_data points drawn from it, on the torus S¹ × S¹, by minibatches (batch size 10 in the paper) or
+// any of the estimators (run/targets/estimator.hpp; a control variate needs its centre given).
 #include <cstdint>
 #include <numbers>
 #include <string>
@@ -11,6 +12,7 @@
 #include <sgmcmc/models/minibatch.hpp>
 #include <sgmcmc/models/vmf_mixture_posterior.hpp>
 #include <sgmcmc/run/targets/common.hpp>
+#include <sgmcmc/run/targets/estimator.hpp>
 
 namespace sgmcmc::run {
 
@@ -30,7 +32,7 @@ inline TargetEntry vmf_mixture_posterior_target() {
           "data_seed 0, batch_size 10)",
           [](Fields& f, const ManifoldChoice& manifold) {
             const std::string name = "vmf_mixture_posterior";
-            targets::manifold_dim(manifold);  // no dimension of its own
+            const Eigen::Index dim = targets::manifold_dim(manifold);  // no dimension of its own
             if (!targets::is_circle_torus(manifold))
               fail(f.at("name"), "vmf_mixture_posterior lives on S¹×S¹: manifold {\"name\": \"product\", \"factors\": "
                                  "[{\"name\": \"sphere\", \"n\": 2}, {\"name\": \"sphere\", \"n\": 2}]}");
@@ -48,7 +50,7 @@ inline TargetEntry vmf_mixture_posterior_target() {
                 targets::sampling(replace), {}};
             json out = {{"name", name}, {"n_data", n_data}, {"angles", vector_json(angles)}, {"kappa", kappa},
                         {"data_seed", data_seed}, {"batch_size", batch}, {"with_replacement", replace}};
-            return targets::make_choice(f, name, std::move(model), std::move(out));
+            return targets::make_estimated_choice(f, name, std::move(model), std::move(out), {dim, false});
           }};
 }
 

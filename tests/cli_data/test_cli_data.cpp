@@ -185,8 +185,8 @@ TEST_CASE("logistic target: control variates centred at the mode found by L-BFGS
   CHECK(resumed["config"]["target"]["centre"] == t["centre"]);
 
   c = config(path);
-  c["target"]["estimator"] = "saga";
-  CHECK(error_of(c).find("/target/estimator: expected minibatch, control_variate or svrg, got \"saga\"") != std::string::npos);
+  c["target"]["estimator"] = "sag";
+  CHECK(error_of(c).find("/target/estimator: expected minibatch, control_variate, svrg or saga, got \"sag\"") != std::string::npos);
   c["target"]["estimator"] = "minibatch";
   c["target"]["centre"] = json::array({0, 0, 0});
   CHECK(error_of(c).find("/target/centre: only the control_variate estimator has a centre") != std::string::npos);
@@ -227,4 +227,40 @@ TEST_CASE("logistic target: SVRG refreshes its centre at the chain's position; a
   c["target"]["estimator"] = "minibatch";
   c["target"]["refresh_every"] = 5;
   CHECK(error_of(c).find("/target/refresh_every: only the svrg estimator refreshes") != std::string::npos);
+}
+
+TEST_CASE("logistic target: SAGA keeps one number per example with the chain; a resume continues it") {
+  // Catches: the table or its sum not saved with the chain (a resume would refill or drift and differ),
+  // a d-vector table where the model offers scalars, SAGA's table refused or its fields misnamed.
+  const std::string path = write_csv("lr300.csv", 300);
+  json c = config(path);
+  c["steps"] = 600, c["burn_in"] = 100;
+  c["target"]["estimator"] = "saga";
+  const json full = run::run(c, {.threads = 1});
+  CHECK(full["config"]["target"]["estimator"] == "saga");
+  const json& state = full["chains"][0]["state"]["target"];
+  CHECK(state["saga_table"].size() == 300);
+  CHECK(state["saga_sum"].size() == 3);
+  json half = c;
+  half["steps"] = 353;
+  const json resumed = run::resume(run::run(half, {.threads = 1}), 247, {.threads = 1});
+  for (int ch = 0; ch < 2; ++ch) CHECK(resumed["chains"][ch]["samples"] == full["chains"][ch]["samples"]);
+  CHECK(resumed["chains"][0]["state"] == full["chains"][0]["state"]);
+
+  // A record whose table has the wrong size is refused, naming the field.
+  json record = run::run(half, {.threads = 1});
+  record["chains"][0]["state"]["target"]["saga_table"].erase(0);
+  try {
+    run::resume(record, 10, {.threads = 1});
+    FAIL("a short saga_table was accepted");
+  } catch (const Error& e) {
+    CHECK(std::string(e.what()).find("/chains/0/state/target/saga_table") != std::string::npos);
+  }
+  c["target"]["refresh_every"] = 5;
+  CHECK(error_of(c).find("/target/refresh_every: only the svrg estimator refreshes (estimator is saga)") != std::string::npos);
+  c["target"].erase("refresh_every");
+  c["target"]["with_replacement"] = true;
+  c["sampler"]["noise_estimate"] = "empirical_fisher";
+  CHECK(error_of(c).find("/sampler/noise_estimate: empirical_fisher measures the plain minibatch gradient's spread, and target "
+                         "'logistic' uses the saga estimator") != std::string::npos);
 }

@@ -127,3 +127,53 @@ TEST_CASE("bnn and bpmf targets: bad data and fields are errors naming the field
   e = error_of(config({{"name", "bpmf"}, {"data", ratings}, {"tau", 0}}));
   CHECK(e.find("/target/tau: expected a positive number") != std::string::npos);
 }
+
+TEST_CASE("bnn, bpmf and vmf_mixture_posterior: every estimator, with the Gibbs step, resumes to the same draws") {
+  // Catches: an estimator that only the logistic target took; an estimator's state and the Gibbs
+  // step's precisions not both saved (a resume mid-run would differ); the mode search run on a manifold
+  // (it searches euclidean space: a control variate there needs its centre given); SAGA's d-vector table
+  // allocated past its memory bound instead of refused.
+  const json bnn = {{"name", "bnn"}, {"data", write_classes("classes60.csv")}, {"hidden", 5}, {"batch_size", 20}, {"gibbs_every", 7}};
+  const json bpmf = {{"name", "bpmf"}, {"data", write_ratings("ratings200.csv")}, {"latent", 3}, {"batch_size", 40}, {"gibbs_every", 7}};
+  for (const json& target : {bnn, bpmf}) {
+    for (const char* estimator : {"control_variate", "svrg", "saga"}) {
+      CAPTURE(target["name"].get<std::string>());
+      CAPTURE(estimator);
+      json c = config(target);
+      c["target"]["estimator"] = estimator;
+      const json full = run::run(c, {.threads = 1});
+      REQUIRE(full["status"] == "ok");
+      const json& state = full["chains"][0]["state"]["target"];
+      CHECK(state.contains("precisions"));
+      if (std::string(estimator) == "svrg") CHECK(state.contains("centre"));
+      if (std::string(estimator) == "saga") CHECK(state.contains("saga_table"));
+      if (std::string(estimator) == "control_variate") CHECK(full["config"]["target"]["centre"].is_array());
+      check_resume(c, full);
+    }
+  }
+
+  json huge = config(bnn);
+  huge["target"]["hidden"] = 300000;  // 2.4 million weights × 60 examples: 1.1 GiB of table per chain
+  huge["target"]["estimator"] = "saga";
+  CHECK(error_of(huge).find("/target/estimator: saga's table of per-example gradients would hold 60 × 2400003") != std::string::npos);
+
+  const json torus = {{"name", "product"}, {"factors", json::array({{{"name", "sphere"}, {"n", 2}}, {{"name", "sphere"}, {"n", 2}}})}};
+  json vmf = {{"sampler", {{"name", "sggmc"}, {"step_size", 0.01}, {"friction", 10.0}}},
+              {"manifold", torus},
+              {"target", {{"name", "vmf_mixture_posterior"}, {"estimator", "control_variate"}}},
+              {"steps", 400}, {"burn_in", 100}, {"thin", 10}, {"chains", 2}, {"seed", 5}};
+  CHECK(error_of(vmf).find("/target/centre: required field is missing: the mode search (L-BFGS) runs on euclidean space") !=
+        std::string::npos);
+  vmf["target"]["centre"] = json::array({1, 0, 1, 0});
+  const json given = run::run(vmf, {.threads = 1});
+  REQUIRE(given["status"] == "ok");
+  check_resume(vmf, given);
+  for (const char* estimator : {"svrg", "saga"}) {
+    CAPTURE(estimator);
+    vmf["target"].erase("centre");
+    vmf["target"]["estimator"] = estimator;
+    const json full = run::run(vmf, {.threads = 1});
+    REQUIRE(full["status"] == "ok");
+    check_resume(vmf, full);
+  }
+}

@@ -24,6 +24,7 @@
 #include <sgmcmc/models/data/dataset.hpp>
 #include <sgmcmc/models/control_variate.hpp>
 #include <sgmcmc/models/logistic.hpp>
+#include <sgmcmc/models/saga.hpp>
 #include <sgmcmc/models/svrg.hpp>
 #include <sgmcmc/modules/optimize/mode.hpp>
 #include <sgmcmc/run/chain.hpp>
@@ -132,7 +133,7 @@ TEST_CASE("logistic regression: SGHMC and SGLD posterior mean and sd match exact
     const Summary sg = run_chains(s, pot, x0, 4, 150000, Retention{3000, 5}, 4);
     compare("sghmc, empirical Fisher", sg, ref, VectorXd::Constant(3, 0.03));
   }
-  SUBCASE("SGHMC and SGLD with control variates centred at the mode, and SVRG-LD") {
+  SUBCASE("SGHMC and SGLD with control variates centred at the mode, SVRG-LD and SAGA-LD") {
     // Baker et al. 2019: ∇U(θ̂) + (N/n)Σ[∇u_i(θ) − ∇u_i(θ̂)] at the L-BFGS mode. Its noise near the mode is
     // a small fraction of the plain minibatch gradient's (tests/core/test_control_variate.cpp), so with
     // no noise estimate the only allowance is the 0.03 for discretisation. Catches: a biased estimator
@@ -152,6 +153,12 @@ TEST_CASE("logistic regression: SGHMC and SGLD posterior mean and sd match exact
     // or a refresh that biases the gradient.
     const models::Svrg<models::LogisticRegression> svrg(data::minibatch(model, n, models::Sampling::without_replacement));
     compare("sgld, svrg", run_chains(l, svrg, x0, 4, 250000, Retention{5000, 5}, 8), ref,
+            VectorXd::Constant(3, h * lambda_max / 4 + 0.03));
+    // SAGA-LD (Dubey et al. 2016): each example's residual where it was last drawn, one number per
+    // example. Catches an update that loses the table's sum or uses the fresh entries in the estimate
+    // (biased: the mean moves), or entries that never refresh (the noise, and the sd, grow).
+    const models::Saga<models::LogisticRegression> saga(data::minibatch(model, n, models::Sampling::without_replacement));
+    compare("sgld, saga", run_chains(l, saga, x0, 4, 250000, Retention{5000, 5}, 9), ref,
             VectorXd::Constant(3, h * lambda_max / 4 + 0.03));
   }
   SUBCASE("SGHMC with batches drawn without replacement and no noise estimate") {

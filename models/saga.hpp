@@ -1,0 +1,122 @@
+#pragma once
+// SAGA-LD's gradient (Dubey, Reddi, Póczos, Smola, Xing & Williamson 2016, "Variance reduction in
+// stochastic gradient Langevin dynamics", Alg. 2; Chatterji et al. 2018): a table a_i = ∇u_i(φ_i) of
+// each example's gradient where it was last evaluated, and its sum A = Σ_i a_i;
+//   ∇Ũ(θ) = ∇(-log p(θ)) + A + (N/n) Σ_{i ∈ batch} [∇u_i(θ) − a_i],
+// then a_i ← ∇u_i(θ) for the batch's examples and A updated. Unbiased for ∇U(θ) under any batch order
+// (each example's expected weight in a batch is n/N); a stale entry costs variance, never bias. The
+// table starts at the chain's first evaluation point (one full pass, as SVRG's first centre).
+//
+// A generalised linear model (GeneralisedLinearModel: ∇u_i(θ) = ψ_i(θ)·x_i with x_i fixed) keeps one
+// scalar ψ_i per example (N numbers); any other model keeps the d-vectors (N·d numbers, `table_size`),
+// which run/targets/estimator.hpp refuses past a memory bound rather than exhaust the machine.
+// Within a batch every estimate uses the table as it was before the batch (a repeated example, drawn
+// with replacement, counts twice with its old entry); the update then walks the batch in order, so a
+// repeat changes nothing the second time.
+//
+// The table is the chain's state, not the potential's configuration: run/targets/estimator.hpp writes
+// it (and A, so a resumed chain continues with the same bits) to the run record.
+#include <cstdint>
+#include <utility>
+
+#include <Eigen/Core>
+
+#include <sgmcmc/models/minibatch.hpp>
+
+namespace sgmcmc::models {
+
+template <DataModel M>
+struct Saga {
+  Minibatch<M> base;
+  /// ψ_i (GeneralisedLinearModel: N × 1) or a_i (d × N, a column per example); empty until the first
+  /// gradient fills it.
+  mutable Eigen::MatrixXd table;
+  mutable Eigen::VectorXd sum;  ///< A = Σ_i a_i
+  /// Scratch, reused: the batch's fresh entries (n × 1 or d × n) and one example's gradient.
+  mutable Eigen::MatrixXd fresh;
+  mutable Eigen::VectorXd example;
+
+  static constexpr bool scalar_table = GeneralisedLinearModel<M>;
+
+  explicit Saga(Minibatch<M> b) : base(std::move(b)) {}
+
+  std::size_t size() const { return base.size(); }
+  bool filled() const { return table.size() > 0; }
+  /// The numbers the table holds for a d-dimensional parameter: N (scalar table) or N·d.
+  static std::uint64_t table_size(std::size_t N, Eigen::Index d) {
+    return scalar_table ? N : static_cast<std::uint64_t>(N) * static_cast<std::uint64_t>(d);
+  }
+
+  /// Fills the table at θ: a_i = ∇u_i(θ) for every example, one full pass.
+  void fill(const Eigen::VectorXd& x) const {
+    const auto N = static_cast<Eigen::Index>(base.size());
+    sum.setZero(x.size());
+    if constexpr (scalar_table) {
+      table.resize(N, 1);
+      for (Eigen::Index i = 0; i < N; ++i) {
+        table(i, 0) = base.model.example_coefficient(x, static_cast<std::size_t>(i));
+        base.model.add_example_features(static_cast<std::size_t>(i), sum, table(i, 0));
+      }
+    } else {
+      table.setZero(x.size(), N);
+      for (Eigen::Index i = 0; i < N; ++i) {
+        example.setZero(x.size());
+        base.model.add_example_gradient(x, static_cast<std::size_t>(i), example, 1.0);
+        table.col(i) = example;
+        sum += example;
+      }
+    }
+  }
+
+  template <class R>
+  void gradient(const Eigen::VectorXd& x, Eigen::VectorXd& g, R& rng) const {
+    if (!filled()) fill(x);
+    const auto& idx = base.draw_batch(rng);
+    const double scale = base.batch_scale();
+    const auto n = static_cast<Eigen::Index>(idx.size());
+    g = sum;
+    base.model.add_prior_gradient(x, g);
+    // The batch's fresh entries first, once each; the estimate uses the old table, then the update.
+    if constexpr (scalar_table) {
+      fresh.resize(n, 1);
+      for (Eigen::Index k = 0; k < n; ++k) fresh(k, 0) = base.model.example_coefficient(x, idx[static_cast<std::size_t>(k)]);
+      for (Eigen::Index k = 0; k < n; ++k) {
+        const std::size_t i = idx[static_cast<std::size_t>(k)];
+        base.model.add_example_features(i, g, scale * (fresh(k, 0) - table(static_cast<Eigen::Index>(i), 0)));
+      }
+      for (Eigen::Index k = 0; k < n; ++k) {
+        const std::size_t i = idx[static_cast<std::size_t>(k)];
+        base.model.add_example_features(i, sum, fresh(k, 0) - table(static_cast<Eigen::Index>(i), 0));
+        table(static_cast<Eigen::Index>(i), 0) = fresh(k, 0);
+      }
+    } else {
+      fresh.resize(x.size(), n);
+      for (Eigen::Index k = 0; k < n; ++k) {
+        example.setZero(x.size());
+        base.model.add_example_gradient(x, idx[static_cast<std::size_t>(k)], example, 1.0);
+        fresh.col(k) = example;
+      }
+      for (Eigen::Index k = 0; k < n; ++k)
+        g.noalias() += scale * (fresh.col(k) - table.col(static_cast<Eigen::Index>(idx[static_cast<std::size_t>(k)])));
+      for (Eigen::Index k = 0; k < n; ++k) {
+        const auto i = static_cast<Eigen::Index>(idx[static_cast<std::size_t>(k)]);
+        sum += fresh.col(k) - table.col(i);
+        table.col(i) = fresh.col(k);
+      }
+    }
+  }
+
+  double value(const Eigen::VectorXd& x) const
+    requires requires { base.value(x); }
+  {
+    return base.value(x);
+  }
+  void exact_gradient(const Eigen::VectorXd& x, Eigen::VectorXd& g) const { base.exact_gradient(x, g); }
+};
+
+template <DataModel M>
+Minibatch<M>& minibatch_of(Saga<M>& e) { return e.base; }
+template <DataModel M>
+const Minibatch<M>& minibatch_of(const Saga<M>& e) { return e.base; }
+
+}  // namespace sgmcmc::models

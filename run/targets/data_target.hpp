@@ -1,0 +1,179 @@
+#pragma once
+// A data target in the run layer: a gradient estimator over the minibatch base (models::Minibatch,
+// ControlVariate, Svrg or Saga; run/targets/estimator.hpp picks it) plus, for a model with prior
+// precisions, the Gibbs step on them (run/targets/gibbs.hpp). What the chain carries between steps —
+// SVRG's centre, SAGA's table, the precisions — is the target's state (AnyTarget's TargetWithState):
+// the driver's after_step hook moves it, a run record keeps it under the chain's `target`
+// (docs/run-format.md), and a resumed chain restores it and continues with the same bits. A target
+// with none of these has no state, as before.
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <type_traits>
+#include <utility>
+
+#include <Eigen/Core>
+#include <fmt/format.h>
+
+#include <sgmcmc/concepts/potential.hpp>
+#include <sgmcmc/models/control_variate.hpp>
+#include <sgmcmc/models/minibatch.hpp>
+#include <sgmcmc/models/saga.hpp>
+#include <sgmcmc/models/svrg.hpp>
+#include <sgmcmc/modules/random/stream.hpp>
+#include <sgmcmc/run/any_target.hpp>
+#include <sgmcmc/run/fields.hpp>
+#include <sgmcmc/run/targets/gibbs.hpp>
+
+namespace sgmcmc::run {
+
+/// An estimator's own state to and from a run record, as keys of the chain's target state:
+/// `write(e, j)` adds them (none yet: nothing), `read(e, f, dim)` takes them from the fields (absent:
+/// back to the unfilled start), `diagnostics(e, steps, j)` adds per-chain counts. The minibatch and
+/// control-variate estimators hold no state (a control variate's centre is configuration, in the
+/// target's record).
+template <class E>
+struct EstimatorState {
+  static constexpr bool stateful = false;
+};
+
+template <models::DataModel M>
+struct EstimatorState<models::Svrg<M>> {
+  static constexpr bool stateful = true;
+  static void write(const models::Svrg<M>& e, json& j) {
+    if (e.centred) j["centre"] = vector_json(e.cv.centre);
+  }
+  static void read(models::Svrg<M>& e, Fields& f, Eigen::Index dim) {
+    e.centred = false;
+    if (!f.find("centre")) return;
+    e.cv.recentre(as_vector(f.get("centre"), f.at("centre"), dim));  // the same code as the refresh: the same bits
+    e.centred = true;
+  }
+  static void diagnostics(const models::Svrg<M>& e, std::uint64_t steps_done, json& j) {
+    j["svrg_refreshes"] = steps_done / e.period();
+  }
+};
+
+template <models::DataModel M>
+struct EstimatorState<models::Saga<M>> {
+  static constexpr bool stateful = true;
+  /// {"saga_table": ψ or the d × N entries column by column, "saga_sum": A}. A is kept, not recomputed
+  /// from the table: its running sum has rounding of its own, and the resumed chain must add to it.
+  static void write(const models::Saga<M>& e, json& j) {
+    if (!e.filled()) return;
+    j["saga_table"] = vector_json(e.table.reshaped());
+    j["saga_sum"] = vector_json(e.sum);
+  }
+  static void read(models::Saga<M>& e, Fields& f, Eigen::Index dim) {
+    e.table.resize(0, 0);
+    if (!f.find("saga_table")) {
+      if (f.find("saga_sum")) fail(f.at("saga_sum"), "given without saga_table");
+      return;
+    }
+    const auto N = static_cast<Eigen::Index>(e.size());
+    const auto rows = models::Saga<M>::scalar_table ? N : dim;
+    const auto cols = models::Saga<M>::scalar_table ? Eigen::Index{1} : N;
+    const Eigen::VectorXd flat = as_vector(f.get("saga_table"), f.at("saga_table"), rows * cols);
+    Eigen::VectorXd sum = as_vector(f.get("saga_sum"), f.at("saga_sum"), dim);
+    e.table = flat.reshaped(rows, cols);
+    e.sum = std::move(sum);
+  }
+  static void diagnostics(const models::Saga<M>&, std::uint64_t, json&) {}
+};
+
+template <class E>
+struct DataTarget {
+  using Model = std::remove_cvref_t<decltype(models::minibatch_of(std::declval<const E&>()).model)>;
+  static constexpr bool gibbs = GibbsModel<Model>;
+  static constexpr bool stateful = gibbs || EstimatorState<E>::stateful;
+
+  E potential;
+  std::uint64_t gibbs_every = 0;  ///< a Gibbs step on the prior precisions after steps k, 2k, ... (0: never)
+  Eigen::Index dim = 0;           ///< the parameter's size, checked on restore
+
+  const Model& model() const { return models::minibatch_of(potential).model; }
+
+  template <class R>
+  void gradient(const Eigen::VectorXd& x, Eigen::VectorXd& g, R& rng) const {
+    potential.gradient(x, g, rng);
+  }
+  /// The empirical-Fisher variance: the plain minibatch estimator's only (another estimator's noise is
+  /// not the batch's spread).
+  template <class R>
+  void gradient_and_variance(const Eigen::VectorXd& x, Eigen::VectorXd& g, Eigen::VectorXd& var, R& rng) const
+    requires PotentialWithNoiseEstimate<E>
+  {
+    potential.gradient_and_variance(x, g, var, rng);
+  }
+  void exact_gradient(const Eigen::VectorXd& x, Eigen::VectorXd& g) const { potential.exact_gradient(x, g); }
+  double value(const Eigen::VectorXd& x) const
+    requires PotentialWithValue<E>
+  {
+    return potential.value(x);
+  }
+
+  /// The driver's hook after step t: the estimator's (SVRG's refresh) first, then the Gibbs step.
+  void after_step(const Eigen::VectorXd& x, std::uint64_t t, const random::Stream& rng)
+    requires stateful
+  {
+    if constexpr (PotentialWithAfterStep<E, random::Stream>) potential.after_step(x, t, rng);
+    if constexpr (gibbs) gibbs_after_step(model(), gibbs_every, x, t, rng);
+  }
+  /// {"precisions": {...}} for a Gibbs model, and the estimator's keys; null when there is nothing yet.
+  json state() const
+    requires stateful
+  {
+    json j = json::object();
+    if constexpr (gibbs) j["precisions"] = PrecisionsJson<PrecisionsOf<Model>>::write(*model().precisions);
+    if constexpr (EstimatorState<E>::stateful) EstimatorState<E>::write(potential, j);
+    return j.empty() ? json(nullptr) : j;
+  }
+  /// Restores state(). Absent precisions are allowed only when no Gibbs step ever changed them
+  /// (gibbs_every = 0: they are the config's prior_precision).
+  void restore(const json* j, const std::string& path)
+    requires stateful
+  {
+    const bool none = !j || j->is_null();
+    if constexpr (gibbs)
+      if (gibbs_every > 0 && (none || (j->is_object() && !j->contains("precisions"))))
+        fail(none ? path : path + "/precisions", "required field is missing (the precisions drawn by the Gibbs steps, gibbs_every > 0)");
+    if (none) {
+      if constexpr (EstimatorState<E>::stateful) {
+        Fields empty(json::object(), path);
+        EstimatorState<E>::read(potential, empty, dim);
+      }
+      return;
+    }
+    Fields f(*j, path);
+    if constexpr (gibbs)
+      if (const json* p = f.find("precisions")) PrecisionsJson<PrecisionsOf<Model>>::read(*model().precisions, *p, f.at("precisions"));
+    if constexpr (EstimatorState<E>::stateful) EstimatorState<E>::read(potential, f, dim);
+    f.finish();
+  }
+  /// Per-chain diagnostics: the current precisions and Gibbs steps done; the estimator's counts.
+  json diagnostics(std::uint64_t steps_done) const
+    requires stateful
+  {
+    json d = json::object();
+    if constexpr (gibbs) {
+      d["precisions"] = PrecisionsJson<PrecisionsOf<Model>>::write(*model().precisions);
+      d["gibbs_steps"] = gibbs_every ? steps_done / gibbs_every : 0;
+    }
+    if constexpr (EstimatorState<E>::stateful) EstimatorState<E>::diagnostics(potential, steps_done, d);
+    return d;
+  }
+  /// Makes this copy own its precisions, which the model keeps behind a shared_ptr: every chain gets
+  /// its own copy of the target (AnyTarget's copy calls this), and one chain's Gibbs step must neither
+  /// race with another chain's thread nor change another chain's potential. The estimators' state is
+  /// held by value.
+  void own_state()
+    requires stateful
+  {
+    if constexpr (gibbs) {
+      auto& p = models::minibatch_of(potential).model.precisions;
+      p = std::make_shared<PrecisionsOf<Model>>(*p);
+    }
+  }
+};
+
+}  // namespace sgmcmc::run
