@@ -6,7 +6,8 @@
 //   PROG run [CONFIG] [-o RUN] [--format json,csv,netcdf]   (no CONFIG: the default config given, e.g. the embedded demo)
 //   PROG resume RUN [--steps K] -o RUN2 [--format ...]   (no --steps: to the config's steps)
 //   PROG convert RUN --format csv,netcdf,json -o OUT
-//   PROG summary RUN [--json]
+//   PROG summary RUN [--json] [--stein]   (--stein: KSD and the configurational temperature, run/stein.hpp)
+//   PROG thin RUN --to M -o OUT [--format ...]   (Stein thinning of each chain to M draws)
 //   PROG list                          the registered manifolds, targets and samplers
 // Exit codes: 0 ok; 1 bad input (config, record, file); 2 bad command line; 3 a chain stopped with an
 // error (the record, with every draw made before it, is still written); 128 + N interrupted by signal N
@@ -33,6 +34,7 @@
 #include <sgmcmc/run/output/netcdf.hpp>
 #include <sgmcmc/run/output/stan_csv.hpp>
 #include <sgmcmc/run/runner.hpp>
+#include <sgmcmc/run/stein.hpp>
 #include <sgmcmc/version.hpp>
 
 namespace sgmcmc::cli {
@@ -85,8 +87,10 @@ class DrawsForSummary final : public run::output::Writer {
   std::vector<std::vector<double>> rows_;
 };
 
-/// Prints the summary of a run: `record` without its draws (run/runner.hpp), `chains` its draws.
-inline void print_summary(const json& record, const std::vector<Eigen::MatrixXd>& chains, std::ostream& os, bool as_json) {
+/// Prints the summary of a run: `record` without its draws (run/runner.hpp), `chains` its draws, and
+/// the Stein diagnostics when given (run::stein_report).
+inline void print_summary(const json& record, const std::vector<Eigen::MatrixXd>& chains, std::ostream& os, bool as_json,
+                          const json& stein = nullptr) {
   if (chains.empty()) throw Error("/chains: the run kept no draws (steps <= burn_in?)");
   const auto sums = diagnostics::summarize_columns(chains, std::max(1u, std::thread::hardware_concurrency()));
   // Stan's warnings, and a chain that stopped (its draws end early; its last state is not a draw).
@@ -112,7 +116,9 @@ inline void print_summary(const json& record, const std::vector<Eigen::MatrixXd>
       out.push_back({{"coordinate", k}, {"mean", s.mean}, {"sd", s.sd}, {"q5", s.q5}, {"q50", s.q50}, {"q95", s.q95},
                      {"mcse_mean", s.mcse_mean}, {"ess_bulk", s.ess_bulk}, {"ess_tail", s.ess_tail}, {"rhat", s.rhat}});
     }
-    os << json{{"summary", out}, {"warnings", warnings}}.dump(2) << '\n';
+    json doc = {{"summary", out}, {"warnings", warnings}};
+    if (!stein.is_null()) doc["stein"] = stein;
+    os << doc.dump(2) << '\n';
     return;
   }
   std::size_t draws = 0;
@@ -131,20 +137,35 @@ inline void print_summary(const json& record, const std::vector<Eigen::MatrixXd>
     if (ch["status"] != "ok") os << "  ERROR " << error_of(ch);
     os << '\n';
   }
+  if (!stein.is_null()) {
+    const json& k = stein["kernel"];
+    os << fmt::format("Stein diagnostics (full-data scores; IMQ kernel c = {}, beta = {}):\n", k["c"].get<double>(), k["beta"].get<double>());
+    for (std::size_t i = 0; i < stein["chains"].size(); ++i) {
+      const json& ch = stein["chains"][i];
+      os << fmt::format("  chain {}: KSD {:.4g} (over {} draws), configurational temperature {:.4f}\n", i, ch["ksd"].get<double>(),
+                        ch["ksd_draws"].get<std::int64_t>(), ch["configurational_temperature"].get<double>());
+    }
+    if (stein.contains("pooled"))
+      os << fmt::format("  pooled: KSD {:.4g} (over {} draws)\n", stein["pooled"]["ksd"].get<double>(), stein["pooled"]["ksd_draws"].get<std::int64_t>());
+  }
   for (const auto& w : warnings) os << "warning: " << w << '\n';
 }
 
-/// `summary RUN`: reads the record's draws as doubles, never as a JSON tree.
-inline void print_summary_of_file(const std::string& path, std::ostream& os, bool as_json) {
+/// `summary RUN [--stein]`: reads the record's draws as doubles, never as a JSON tree; with `registry`,
+/// adds the Stein diagnostics (the record's target rebuilt from its config).
+inline void print_summary_of_file(const std::string& path, std::ostream& os, bool as_json, const run::Registry* stein_registry = nullptr) {
   DrawsForSummary draws;
   const json record = run::output::read_record(
       path, [&](const run::output::RecordDraw& d) { draws.add(d.chain, d.values); }, /*with_stats=*/false);
+  json stein = nullptr;
+  auto chains = draws.take_matrices();
   try {
     run::validate_record(record);
+    if (stein_registry && !chains.empty()) stein = run::stein_report(record, chains, *stein_registry);
   } catch (const Error& e) {
     throw Error(fmt::format("{}: {}", path, e.what()));
   }
-  print_summary(record, draws.take_matrices(), os, as_json);
+  print_summary(record, chains, os, as_json, stein);
 }
 
 /// The writers of `--format` for output path `out` (JSON: `out` itself; Stan CSV: BASE_1.csv, ...;
@@ -301,9 +322,21 @@ inline int main(int argc, const char* const* argv, const run::Registry& registry
 
   auto* summary = app.add_subcommand("summary", "Per-coordinate mean, sd, quantiles, bulk/tail ESS and split-R̂ of a run");
   std::string summary_path;
-  bool summary_json = false;
+  bool summary_json = false, summary_stein = false;
   summary->add_option("RUN", summary_path, "run record")->required();
   summary->add_flag("--json", summary_json, "print the summary as JSON");
+
+  summary->add_flag("--stein", summary_stein, "add each chain's kernel Stein discrepancy and configurational temperature "
+                                              "(one full-data gradient per draw; euclidean targets)");
+
+  auto* thin = app.add_subcommand("thin", "Stein thinning (Riabiz et al. 2022): each chain's draws cut to the M that best represent the target");
+  std::string thin_in, thin_out;
+  std::size_t thin_to = 0;
+  thin->add_option("RUN", thin_in, "run record to thin")->required();
+  thin->add_option("--to", thin_to, "draws to keep per chain")->required()->check(CLI::PositiveNumber);
+  auto* thin_output = thin->add_option("-o,--output", thin_out, "where to write the thinned record")->required();
+  thin->add_flag("-q,--quiet", quiet, "print nothing but errors");
+  add_format(thin);
 
   auto* list = app.add_subcommand("list", "The manifolds, targets and samplers this program knows, one line each");
 
@@ -312,7 +345,7 @@ inline int main(int argc, const char* const* argv, const run::Registry& registry
   } catch (const CLI::ParseError& e) {
     return app.exit(e) == 0 ? 0 : 2;
   }
-  for (auto* o : {run_output, resume_output, convert_output})
+  for (auto* o : {run_output, resume_output, convert_output, thin_output})
     if (o->count() > 0 && o->as<std::string>().empty()) {
       std::cerr << fmt::format("{}: error: -o: the output file name is empty\n", program.name);
       return 2;
@@ -368,7 +401,25 @@ inline int main(int argc, const char* const* argv, const run::Registry& registry
       return 0;
     }
     if (*summary) {
-      detail::print_summary_of_file(summary_path, std::cout, summary_json);
+      detail::print_summary_of_file(summary_path, std::cout, summary_json, summary_stein ? &registry : nullptr);
+      return 0;
+    }
+    if (*thin) {
+      run::check_writable(thin_out);
+      auto files = detail::writers_for(thin_out, formats);
+      std::vector<run::output::Writer*> writers;
+      for (auto& w : files) writers.push_back(w.get());
+      const json report = run::thin(thin_in, thin_to, registry, writers);
+      if (!quiet) {
+        for (std::size_t i = 0; i < report["ksd_before"].size(); ++i)
+          if (report["ksd_before"][i].is_number())
+            std::cout << fmt::format("chain {}: KSD {:.4g} over its draws, {:.4g} over the {} kept\n", i, report["ksd_before"][i].get<double>(),
+                                     report["ksd_after"][i].get<double>(), thin_to);
+        std::string written;
+        for (const auto& w : files)
+          for (const auto& f : w->files()) written += (written.empty() ? "" : ", ") + f;
+        std::cout << "written: " << written << '\n';
+      }
       return 0;
     }
     if (*list) {

@@ -401,6 +401,14 @@ inline std::vector<std::uint64_t> resume_ends(const std::vector<std::unique_ptr<
 
 inline std::uint64_t most(const std::vector<std::uint64_t>& v) { return v.empty() ? 0 : *std::max_element(v.begin(), v.end()); }
 
+/// A record `sgmcmc thin` wrote holds a selection of draws, not chains that can go on.
+inline void require_resumable(const json& record) {
+  if (!record.contains("thinned")) return;
+  const json& t = record["thinned"];
+  const std::string source = t.is_object() && t.contains("source") && t["source"].is_string() ? t["source"].get<std::string>() : "the source";
+  fail("/thinned", fmt::format("a thinned record holds a selection of draws, not chains to continue: resume {} instead", printable(source)));
+}
+
 inline RunConfig config_of(const json& record, const Registry& registry) {
   try {
     return parse_config(record["config"], registry);
@@ -417,6 +425,7 @@ inline RunConfig config_of(const json& record, const Registry& registry) {
 inline json resume(const json& record, std::optional<std::uint64_t> steps, const Options& opt = {},
                    const Registry& registry = shipped_registry()) {
   validate_record(record);
+  detail::require_resumable(record);
   const auto t0 = detail::Clock::now();
   const bool changed = detail::config_changed(record, opt);
   const RunConfig c = detail::config_of(record, registry);
@@ -471,6 +480,7 @@ inline json resume_file(const std::string& path, std::optional<std::uint64_t> st
   bool changed = false;
   try {
     validate_record(record);
+    detail::require_resumable(record);
     changed = detail::config_changed(record, opt);
     c = detail::config_of(record, registry);
     chains = detail::restore_chains(record, c);

@@ -1,0 +1,171 @@
+#pragma once
+// The Stein diagnostics of a run record (modules/diagnostics/stein.hpp): each kept draw's score −∇U(x)
+// is the full-data gradient of the target the record's own config builds (so the data file must still
+// be there), computed here rather than stored with the draws: one gradient per draw, a pass over the
+// data for a data target, paid only when asked (`sgmcmc summary RUN --stein`, `sgmcmc thin`).
+// Euclidean targets with an exact gradient only: on a manifold the Stein operator needs the manifold's
+// own divergence, and a target whose precisions are redrawn by Gibbs steps has no fixed score for θ.
+#include <algorithm>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+#include <Eigen/Core>
+#include <fmt/format.h>
+
+#include <sgmcmc/modules/diagnostics/stein.hpp>
+#include <sgmcmc/run/runner.hpp>
+#include <sgmcmc/run/targets/common.hpp>
+
+namespace sgmcmc::run {
+
+/// KSD's cost is quadratic in the draws: a chain with more than this many is measured on every k-th
+/// draw (k the smallest that brings it under), and the report says how many were used.
+inline constexpr std::size_t stein_max_draws = 5000;
+
+namespace detail {
+
+/// Refuses what the Stein diagnostics cannot measure, naming the record's field.
+inline void require_stein_target(const RunConfig& c) {
+  if (targets::manifold_kind(c.manifold) != "euclidean")
+    fail("/config/manifold", fmt::format("the Stein diagnostics need a target on euclidean space; this run is on {} (the Stein "
+                                         "operator there needs the manifold's own divergence)",
+                                         c.manifold.kind));
+  if (!c.target.target.has_value())
+    fail("/config/target/name", fmt::format("target '{}' has no exact gradient for the draws' scores", c.target.kind));
+  if (c.target.resolved.value("gibbs_every", std::uint64_t{0}) > 0)
+    fail("/config/target/gibbs_every", "the Gibbs step redraws the prior precisions: θ has no fixed target score to measure against");
+}
+
+/// −∇U at every draw (columns of d × n).
+inline Eigen::MatrixXd scores_at(const AnyTarget& target, const Eigen::MatrixXd& draws) {
+  Eigen::MatrixXd s(draws.rows(), draws.cols());
+  Eigen::VectorXd x(draws.rows()), g(draws.rows());
+  for (Eigen::Index i = 0; i < draws.cols(); ++i) {
+    x = draws.col(i);
+    target.exact_gradient(x, g);
+    s.col(i) = -g;
+  }
+  return s;
+}
+
+/// Every k-th column, k the smallest that leaves at most `most` (all when there are few enough).
+inline Eigen::MatrixXd every_kth(const Eigen::MatrixXd& m, std::size_t most) {
+  const auto n = static_cast<std::size_t>(m.cols());
+  const std::size_t k = (n + most - 1) / most;
+  if (k <= 1) return m;
+  Eigen::MatrixXd out(m.rows(), static_cast<Eigen::Index>((n + k - 1) / k));
+  for (Eigen::Index j = 0; j < out.cols(); ++j) out.col(j) = m.col(j * static_cast<Eigen::Index>(k));
+  return out;
+}
+
+inline json kernel_json(const diagnostics::ImqKernel& k) { return {{"name", "imq"}, {"c", k.c}, {"beta", k.beta}}; }
+
+}  // namespace detail
+
+/// The Stein diagnostics of each chain's draws (`chains[i]`: draws × coordinates, as the summary holds
+/// them) against the record's target: KSD (IMQ kernel) and the configurational temperature, per chain
+/// and over the chains pooled.
+inline json stein_report(const json& record, const std::vector<Eigen::MatrixXd>& chains, const Registry& registry = shipped_registry(),
+                         const diagnostics::ImqKernel& kernel = {}) {
+  const RunConfig c = detail::config_of(record, registry);
+  detail::require_stein_target(c);
+  json per_chain = json::array();
+  std::vector<Eigen::MatrixXd> used, used_scores;
+  for (const Eigen::MatrixXd& rows : chains) {
+    const Eigen::MatrixXd draws = rows.transpose();
+    const Eigen::MatrixXd scores = detail::scores_at(c.target.target, draws);
+    const Eigen::MatrixXd x = detail::every_kth(draws, stein_max_draws), s = detail::every_kth(scores, stein_max_draws);
+    per_chain.push_back({{"draws", draws.cols()}, {"ksd_draws", x.cols()}, {"ksd", diagnostics::kernel_stein_discrepancy(x, s, kernel)},
+                         {"configurational_temperature", diagnostics::configurational_temperature(draws, scores)}});
+    used.push_back(x), used_scores.push_back(s);
+  }
+  json out = {{"kernel", detail::kernel_json(kernel)}, {"chains", per_chain}};
+  if (chains.size() > 1) {  // pooled: an even share of each chain's draws, within the same bound
+    Eigen::Index total = 0;
+    for (const auto& x : used) total += x.cols();
+    const std::size_t share = static_cast<std::size_t>(total) > stein_max_draws ? std::max<std::size_t>(1, stein_max_draws / chains.size())
+                                                                                : static_cast<std::size_t>(total);
+    Eigen::MatrixXd x(used.front().rows(), 0), s(used.front().rows(), 0);
+    for (std::size_t i = 0; i < used.size(); ++i) {
+      const Eigen::MatrixXd xi = detail::every_kth(used[i], share), si = detail::every_kth(used_scores[i], share);
+      x.conservativeResize(Eigen::NoChange, x.cols() + xi.cols()), s.conservativeResize(Eigen::NoChange, s.cols() + si.cols());
+      x.rightCols(xi.cols()) = xi, s.rightCols(si.cols()) = si;
+    }
+    out["pooled"] = {{"ksd_draws", x.cols()}, {"ksd", diagnostics::kernel_stein_discrepancy(x, s, kernel)}};
+  }
+  return out;
+}
+
+/// Stein thinning of the record in file `path` (Riabiz et al. 2022): each chain's draws cut to the `m`
+/// that Stein thinning picks, in the order picked, written through `writers` as a run record whose
+/// `thinned` section names the source, the kernel, each chain's picked indices (into its kept draws)
+/// and its KSD before and after. A thinned record is a selection, not a chain: it cannot be resumed.
+inline json thin(const std::string& path, std::size_t m, const Registry& registry, std::span<output::Writer* const> writers,
+                 const diagnostics::ImqKernel& kernel = {}) {
+  std::vector<std::vector<double>> values;
+  std::vector<std::vector<std::vector<std::pair<std::string, double>>>> stats;
+  json record = output::read_record(path, [&](const output::RecordDraw& d) {
+    if (d.chain >= values.size()) values.resize(d.chain + 1), stats.resize(d.chain + 1);
+    values[d.chain].insert(values[d.chain].end(), d.values.begin(), d.values.end());
+    stats[d.chain].push_back(d.stats);
+  });
+  try {
+    validate_record(record);
+    if (record.contains("thinned")) fail("/thinned", "the record is already thinned");
+  } catch (const Error& e) {
+    throw Error(fmt::format("{}: {}", path, e.what()));
+  }
+  const RunConfig c = detail::config_of(record, registry);
+  try {
+    detail::require_stein_target(c);
+  } catch (const Error& e) {
+    throw Error(fmt::format("{}: {}", path, e.what()));
+  }
+  const auto chain = make_chain(c, 0);
+  output::RunHeader header = detail::header_of(c, *chain, c.steps);
+  header.expected_draws = m;
+  const Eigen::Index d = header.dim();
+  json thinned = {{"method", "stein"}, {"source", path}, {"kernel", detail::kernel_json(kernel)}, {"to", m},
+                  {"indices", json::array()}, {"ksd_before", json::array()}, {"ksd_after", json::array()}};
+  for (output::Writer* w : writers) w->begin(header);
+  {
+    output::BlockBuffer buffer(writers, header);
+    for (std::size_t ch = 0; ch < record["chains"].size(); ++ch) {
+      const std::size_t n = ch < values.size() ? values[ch].size() / static_cast<std::size_t>(d) : 0;
+      if (n == 0) {
+        thinned["indices"].push_back(json::array()), thinned["ksd_before"].push_back(nullptr), thinned["ksd_after"].push_back(nullptr);
+        record["chains"][ch]["draws"] = 0;
+        continue;
+      }
+      const Eigen::Map<const Eigen::MatrixXd> draws(values[ch].data(), d, static_cast<Eigen::Index>(n));
+      const Eigen::MatrixXd scores = detail::scores_at(c.target.target, draws);
+      const auto picked = diagnostics::stein_thin(draws, scores, m, kernel);
+      Eigen::MatrixXd x(d, static_cast<Eigen::Index>(m)), s(d, static_cast<Eigen::Index>(m));
+      for (std::size_t j = 0; j < m; ++j) {
+        x.col(static_cast<Eigen::Index>(j)) = draws.col(picked[j]), s.col(static_cast<Eigen::Index>(j)) = scores.col(picked[j]);
+        const auto i = static_cast<std::size_t>(picked[j]);
+        detail::add_draw(buffer, output::RecordDraw{ch, std::span<const double>(values[ch]).subspan(i * static_cast<std::size_t>(d),
+                                                                                                    static_cast<std::size_t>(d)),
+                                                    stats[ch][i]});
+      }
+      const Eigen::MatrixXd all = detail::every_kth(draws, stein_max_draws), all_scores = detail::every_kth(scores, stein_max_draws);
+      thinned["indices"].push_back(picked);
+      thinned["ksd_before"].push_back(diagnostics::kernel_stein_discrepancy(all, all_scores, kernel));
+      thinned["ksd_after"].push_back(diagnostics::kernel_stein_discrepancy(x, s, kernel));
+      record["chains"][ch]["draws"] = m;
+    }
+    buffer.flush();
+  }
+  record["schema_version"] = schema_version;
+  record["thinned"] = thinned;
+  for (auto& ch : record["chains"]) {
+    ch.erase("samples");
+    ch.erase("sample_stats");
+  }
+  for (output::Writer* w : writers) w->finish(record);
+  return thinned;
+}
+
+}  // namespace sgmcmc::run

@@ -1,0 +1,138 @@
+// The Stein diagnostics through the command line (run/stein.hpp): `summary --stein` on SGLD chains whose
+// bias is known in closed form, `thin` and what may be done with a thinned record, and the targets
+// the diagnostics refuse.
+#include <doctest/doctest.h>
+
+#include "../support/cli.hpp"
+
+#include <cmath>
+#include <string>
+
+#include <Eigen/Core>
+
+#include <sgmcmc/modules/diagnostics/stein.hpp>
+
+using namespace sgmcmc_test::cli;
+
+namespace {
+
+fs::path scratch() {
+  static const fs::path dir = scratch_dir("cli_stein_scratch");
+  return dir;
+}
+
+/// SGLD on N(0, I₂) at step h, thinned so that 2000 draws per chain are nearly independent.
+json sgld_config(double h, std::uint64_t thin) {
+  return {{"sampler", {{"name", "sgld"}, {"step_size", h}}},
+          {"manifold", {{"name", "euclidean"}, {"dim", 2}}},
+          {"target", {{"name", "gaussian"}, {"mean", {0, 0}}, {"cov", 1}}},
+          {"steps", 1000 + 2000 * thin}, {"burn_in", 1000}, {"thin", thin}, {"chains", 4}, {"seed", 17}};
+}
+
+json stein_of(const fs::path& record) {
+  const Result r = run_cli(scratch(), fmt::format("summary '{}' --stein --json", record.string()));
+  REQUIRE_MESSAGE(r.code == 0, r.err);
+  return json::parse(r.out)["stein"];
+}
+
+}  // namespace
+
+TEST_CASE("summary --stein: SGLD's configurational temperature is 1/(1 − h/2), and KSD grows with the step") {
+  // SGLD's Euler step on N(0, 1), x ← (1 − h)x + √(2h)ξ, is an AR(1) with stationary variance
+  // 1/(1 − h/2): a chain that runs hot by exactly that factor, which T_conf = ⟨xᵀ∇U⟩/d must report
+  // (1.333 at h = 0.5, 1.026 at h = 0.05). Tolerance: 4 standard errors of the four chains' average,
+  // T·√(2/(n d)) per chain inflated by the draws' lag-1 correlation ρ² of xᵀx (ρ = (1 − h)^thin).
+  // Catches a temperature without the 1/d, with the score's sign flipped, or from minibatch scores; a
+  // KSD blind to a 33 % too wide sample.
+  double ksd[2] = {0, 0};
+  int k = 0;
+  for (const auto& [h, thin] : {std::pair{0.5, std::uint64_t{5}}, std::pair{0.05, std::uint64_t{50}}}) {
+    CAPTURE(h);
+    const fs::path cfg = write_json(scratch(), fmt::format("sgld{}.json", k), sgld_config(h, thin));
+    const fs::path out = scratch() / fmt::format("sgld{}_run.json", k);
+    REQUIRE(run_cli(scratch(), fmt::format("run -q '{}' -o '{}'", cfg.string(), out.string())).code == 0);
+    const json stein = stein_of(out);
+    REQUIRE(stein["chains"].size() == 4);
+    double mean = 0;
+    for (const auto& ch : stein["chains"]) {
+      CHECK(ch["draws"] == 2000);
+      mean += ch["configurational_temperature"].get<double>() / 4;
+    }
+    const double predicted = 1 / (1 - h / 2);
+    const double rho2 = std::pow(1 - h, 2.0 * static_cast<double>(thin));
+    const double se = predicted * std::sqrt(2.0 / (2000 * 2) * (1 + rho2) / (1 - rho2)) / 2;
+    MESSAGE("h = ", h, ": configurational temperature ", mean, " (predicted ", predicted, ", se ", se, "), pooled KSD ",
+            stein["pooled"]["ksd"].get<double>());
+    CHECK(std::abs(mean - predicted) <= 4 * se);
+    if (h == 0.5) CHECK(mean - 1 > 8 * se);  // the hot chain is seen as hot
+    CHECK(stein["kernel"]["name"] == "imq");
+    CHECK(stein["pooled"]["ksd_draws"] == 4000);  // 8000 draws pooled, over the bound of 5000: every 2nd of each chain
+    ksd[k++] = stein["pooled"]["ksd"].get<double>();
+  }
+  // 4000 exact draws have a KSD of about 0.04 (tests/diagnostics/test_stein.cpp: 0.039 at d = 3); the
+  // h = 0.05 chain sits at that floor, the h = 0.5 chain (sd 15 % too wide) well above it (0.10 here).
+  CHECK(ksd[0] > 2 * ksd[1]);
+
+  // The text summary prints the same numbers.
+  const Result text = run_cli(scratch(), fmt::format("summary '{}' --stein", (scratch() / "sgld0_run.json").string()));
+  CHECK(text.code == 0);
+  CHECK(text.out.find("Stein diagnostics (full-data scores; IMQ kernel c = 1, beta = -0.5)") != std::string::npos);
+  CHECK(text.out.find("configurational temperature 1.3") != std::string::npos);
+}
+
+TEST_CASE("thin: each chain cut to the M draws Stein thinning picks; the result summarises but does not resume") {
+  // Catches: picked draws written with another chain's or draw's values (the record's draws must be the
+  // source's at the recorded indices), a thinned KSD no better than regular thinning, a thinned record
+  // that resumes as if it were a chain.
+  const fs::path cfg = write_json(scratch(), "thin.json", sgld_config(0.5, 5));
+  const fs::path src = scratch() / "thin_run.json", out = scratch() / "thinned.json";
+  REQUIRE(run_cli(scratch(), fmt::format("run -q '{}' -o '{}'", cfg.string(), src.string())).code == 0);
+  const Result r = run_cli(scratch(), fmt::format("thin '{}' --to 40 -o '{}'", src.string(), out.string()));
+  REQUIRE_MESSAGE(r.code == 0, r.err);
+  CHECK(r.out.find("chain 0: KSD") != std::string::npos);
+  const json source = read_json(src), thinned = read_json(out);
+  REQUIRE(thinned["thinned"]["indices"].size() == 4);
+  CHECK(thinned["thinned"]["method"] == "stein");
+  for (std::size_t ch = 0; ch < 4; ++ch) {
+    CAPTURE(ch);
+    const json& idx = thinned["thinned"]["indices"][ch];
+    REQUIRE(thinned["chains"][ch]["samples"].size() == 40);
+    CHECK(thinned["chains"][ch]["draws"] == 40);
+    Eigen::MatrixXd picked(2, 40), regular(2, 40);
+    for (std::size_t j = 0; j < 40; ++j) {
+      const json& x = thinned["chains"][ch]["samples"][j];
+      CHECK(x == source["chains"][ch]["samples"][idx[j].get<std::size_t>()]);
+      picked.col(static_cast<Eigen::Index>(j)) << x[0].get<double>(), x[1].get<double>();
+      const json& y = source["chains"][ch]["samples"][50 * j];
+      regular.col(static_cast<Eigen::Index>(j)) << y[0].get<double>(), y[1].get<double>();
+    }
+    const double ksd_picked = sgmcmc::diagnostics::kernel_stein_discrepancy(picked, -picked);
+    CHECK(ksd_picked == doctest::Approx(thinned["thinned"]["ksd_after"][ch].get<double>()).epsilon(1e-9));
+    CHECK(ksd_picked < sgmcmc::diagnostics::kernel_stein_discrepancy(regular, -regular));
+  }
+  CHECK(run_cli(scratch(), fmt::format("summary '{}'", out.string())).code == 0);
+  const Result resumed = run_cli(scratch(), fmt::format("resume '{}' --steps 10 -o '{}'", out.string(), (scratch() / "again.json").string()));
+  CHECK(resumed.code == 1);
+  CHECK(resumed.err.find("/thinned: a thinned record holds a selection of draws, not chains to continue: resume") != std::string::npos);
+  const Result twice = run_cli(scratch(), fmt::format("thin '{}' --to 10 -o '{}'", out.string(), (scratch() / "twice.json").string()));
+  CHECK(twice.code == 1);
+  CHECK(twice.err.find("/thinned: the record is already thinned") != std::string::npos);
+}
+
+TEST_CASE("the Stein diagnostics refuse what they cannot measure, naming the record's field") {
+  // A target on a sphere: the Euclidean Stein operator does not apply there.
+  const json vmf = {{"sampler", {{"name", "sggmc"}, {"step_size", 0.05}}},
+                    {"manifold", {{"name", "sphere"}, {"n", 3}}},
+                    {"target", {{"name", "vmf"}, {"mu", {0, 0, 1}}, {"kappa", 2}}},
+                    {"steps", 200}, {"chains", 1}, {"seed", 1}};
+  const fs::path cfg = write_json(scratch(), "vmf.json", vmf), out = scratch() / "vmf_run.json";
+  REQUIRE(run_cli(scratch(), fmt::format("run -q '{}' -o '{}'", cfg.string(), out.string())).code == 0);
+  const Result r = run_cli(scratch(), fmt::format("summary '{}' --stein", out.string()));
+  CHECK(r.code == 1);
+  CHECK(r.err.find("vmf_run.json: /config/manifold: the Stein diagnostics need a target on euclidean space; this run is on sphere") !=
+        std::string::npos);
+  const Result t = run_cli(scratch(), fmt::format("thin '{}' --to 10 -o '{}'", out.string(), (scratch() / "t.json").string()));
+  CHECK(t.code == 1);
+  CHECK(t.err.find("/config/manifold") != std::string::npos);
+  CHECK(run_cli(scratch(), fmt::format("thin '{}' --to 0 -o '{}'", out.string(), (scratch() / "t.json").string())).code == 2);
+}
