@@ -61,8 +61,10 @@ class AnyChain {
   /// Everything needed to continue: sampler state, random stream, steps done.
   virtual json state() const = 0;
   virtual void restore(const json& state, const std::string& path) = 0;
-  /// Per-chain diagnostics: acceptance rate, reflections, gradient evaluations, thermostat.
-  virtual json diagnostics() const = 0;
+  /// Per-chain diagnostics: acceptance rate, reflections, gradient evaluations, thermostat, and for a
+  /// momentum sampler the kinetic temperature ⟨vᵀv⟩/m over the kept draws, m = `momentum_dim` (the
+  /// manifold's intrinsic dimension: the velocity is tangent).
+  virtual json diagnostics(Eigen::Index momentum_dim) const = 0;
   virtual std::uint64_t steps_done() const = 0;
   virtual const Eigen::VectorXd& position() const = 0;
 };
@@ -91,6 +93,10 @@ class ChainModel final : public AnyChain {
     json j = {{"sampler", StateJson<typename S::State>::write(chain_.state)}, {"rng", stream_json(chain_.rng.state())},
               {"steps_done", chain_.steps_done}, {"accept_sum", t.accept_sum},
               {"totals", {{"gradient_evals", t.gradient_evals}, {"reflections", t.reflections}, {"divergent", t.divergent}}}};
+    if constexpr (S::statistics.has(Statistic::kinetic_energy)) {
+      j["totals"]["kinetic_sum"] = t.kinetic_sum;
+      j["totals"]["kinetic_draws"] = t.kinetic_draws;
+    }
     if (json t = chain_.potential.state(); !t.is_null()) j["target"] = std::move(t);  // bnn, bpmf: prior precisions
     return j;
   }
@@ -106,6 +112,10 @@ class ChainModel final : public AnyChain {
       t.gradient_evals = tf.count("gradient_evals", 0);
       t.reflections = tf.count("reflections", 0);
       t.divergent = tf.count("divergent", 0);
+      // Absent from a record written before they were kept: the kinetic temperature then covers the
+      // draws after the resume only.
+      t.kinetic_sum = tf.number("kinetic_sum", 0.0, Range::non_negative);
+      t.kinetic_draws = tf.count("kinetic_draws", 0, 0);
       tf.finish();
     } else {  // a record written before the totals moved to the chain: the sampler state kept the counters
       const json& s = f.get("sampler");
@@ -117,7 +127,7 @@ class ChainModel final : public AnyChain {
     chain_.potential.restore(f.find("target"), f.at("target"));
     f.finish();
   }
-  json diagnostics() const override {
+  json diagnostics(Eigen::Index momentum_dim) const override {
     const ChainTotals& t = chain_.totals;
     json d = {{"steps", chain_.steps_done}, {"gradient_evals", t.gradient_evals}, {"reflections", t.reflections},
               {"mean_accept_stat", chain_.steps_done ? t.accept_sum / static_cast<double>(chain_.steps_done) : 0.0}};
@@ -128,6 +138,9 @@ class ChainModel final : public AnyChain {
     }
     d.update(chain_.potential.diagnostics(chain_.steps_done));  // bnn, bpmf: precisions, Gibbs steps
     if constexpr (S::statistics.has(Statistic::divergent)) d["divergent"] = t.divergent;
+    if constexpr (S::statistics.has(Statistic::kinetic_energy))
+      if (t.kinetic_draws > 0 && momentum_dim > 0)
+        d["kinetic_temperature"] = t.kinetic_sum / (static_cast<double>(t.kinetic_draws) * static_cast<double>(momentum_dim));
     return d;
   }
   std::uint64_t steps_done() const override { return chain_.steps_done; }

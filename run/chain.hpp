@@ -42,6 +42,10 @@ struct ChainTotals {
   std::uint64_t reflections = 0;
   std::uint64_t divergent = 0;  ///< steps that reported a divergence (rejected MH trajectories)
   double accept_sum = 0.0;      ///< sum of the acceptance statistics over all steps
+  /// Σ vᵀv = 2·kinetic energy over the kept draws of a momentum sampler, and their number: the kinetic
+  /// temperature ⟨vᵀv⟩/m (unit mass; m the momentum's dimension), 1 at the target's temperature.
+  double kinetic_sum = 0.0;
+  std::uint64_t kinetic_draws = 0;
   void add(const StepInfo& info) {
     gradient_evals += info.gradient_evals;
     reflections += info.reflections;
@@ -211,7 +215,10 @@ struct Chain {
       totals.add(info);
       const bool kept = keep.keeps(steps_done);
       if ((kept || steps_done % check_every == 0) && !position().allFinite()) return diverged();
-      if (kept) sampler.describe(state, info);
+      if (kept) {
+        sampler.describe(state, info);
+        if constexpr (S::statistics.has(Statistic::kinetic_energy)) totals.kinetic_sum += 2 * info.kinetic_energy, ++totals.kinetic_draws;
+      }
       // A potential with a state of its own (the bnn and bpmf targets' Gibbs step on prior precisions)
       // updates it between steps, given the new position, the global step count and the chain's
       // stream (for its key: the hook draws from a substream, never from the chain's own stream).

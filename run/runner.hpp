@@ -210,7 +210,7 @@ inline json record_of(const RunConfig& c, const std::vector<std::unique_ptr<AnyC
       ch["error"] = fmt::format("chain {}: {}", i, status[i].error);
       ok = false;
     }
-    ch["diagnostics"] = chains[i]->diagnostics();
+    ch["diagnostics"] = chains[i]->diagnostics(c.manifold.manifold.intrinsic_dim());
     ch["state"] = chains[i]->state();
     out.push_back(std::move(ch));
   }

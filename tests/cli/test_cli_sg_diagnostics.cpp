@@ -1,6 +1,7 @@
-// The Stein diagnostics through the command line (run/stein.hpp): `summary --stein` on SGLD chains whose
-// bias is known in closed form, `thin` and what may be done with a thinned record, and the targets
-// the diagnostics refuse.
+// The diagnostics that say how wrong an SG chain is, through the command line: `summary --stein`
+// (run/stein.hpp) on SGLD chains whose bias is known in closed form, `thin` and what may be done with a
+// thinned record, the targets the Stein diagnostics refuse, and the kinetic temperature of SGHMC
+// chains heated by gradient noise.
 #include <doctest/doctest.h>
 
 #include "../support/cli.hpp"
@@ -17,7 +18,7 @@ using namespace sgmcmc_test::cli;
 namespace {
 
 fs::path scratch() {
-  static const fs::path dir = scratch_dir("cli_stein_scratch");
+  static const fs::path dir = scratch_dir("cli_sg_diagnostics_scratch");
   return dir;
 }
 
@@ -135,4 +136,47 @@ TEST_CASE("the Stein diagnostics refuse what they cannot measure, naming the rec
   CHECK(t.code == 1);
   CHECK(t.err.find("/config/manifold") != std::string::npos);
   CHECK(run_cli(scratch(), fmt::format("thin '{}' --to 0 -o '{}'", out.string(), (scratch() / "t.json").string())).code == 2);
+}
+
+TEST_CASE("kinetic temperature: SGHMC heated by gradient noise runs at 1 + hV/(2C), and 1 once V̂ = V is subtracted") {
+  // Per step the velocity gains 2Ch of injected noise and h²V from the gradient noise, and friction
+  // removes 2hC·E[v²]: E[vᵀv]/m = 1 + hV/(2C) (docs/math.md §9) — 1.1 at h = 0.05, C = 1, V = 4. With the
+  // noise estimate V̂ = V the sampler injects 2Ch − h²V̂ and the balance is back at 1. Measured against
+  // the same run without gradient noise, which carries the same discretisation error. Tolerance: 4
+  // standard errors, vᵀv/m having sd T·√(2/m) per draw, the draws 50 steps (2.5 friction times) apart.
+  // Catches a kinetic temperature over the ambient instead of the momentum's dimension, a missing
+  // mean (a sum), or noise correction that is not applied.
+  const auto config = [](double sigma, double v_hat) {
+    return json{{"sampler", {{"name", "sghmc"}, {"step_size", 0.05}, {"friction", 1.0}, {"noise_estimate", v_hat}}},
+                {"manifold", {{"name", "euclidean"}, {"dim", 2}}},
+                {"target", {{"name", "gaussian"}, {"mean", {0, 0}}, {"cov", 1}, {"grad_noise", sigma}}},
+                {"steps", 1000 + 4000 * 50}, {"burn_in", 1000}, {"thin", 50}, {"chains", 4}, {"seed", 23}};
+  };
+  const auto temperature = [&](double sigma, double v_hat, const std::string& name) {
+    const fs::path cfg = write_json(scratch(), name + ".json", config(sigma, v_hat)), out = scratch() / (name + "_run.json");
+    REQUIRE(run_cli(scratch(), fmt::format("run -q '{}' -o '{}'", cfg.string(), out.string())).code == 0);
+    const json r = read_json(out);
+    double mean = 0;
+    for (const auto& ch : r["chains"]) mean += ch["diagnostics"]["kinetic_temperature"].get<double>() / 4;
+    return mean;
+  };
+  const double cold = temperature(0, 0, "noiseless"), hot = temperature(2, 0, "hot"), corrected = temperature(2, 4, "corrected");
+  const double se_one = std::sqrt(2.0 / 2 / (4 * 4000));  // T = 1, m = 2, 16000 draws
+  MESSAGE("kinetic temperature: no gradient noise ", cold, ", V = 4 uncorrected ", hot, " (predicted +0.1), corrected ", corrected);
+  CHECK(std::abs(cold - 1) <= 4 * se_one + 0.05 * 0.05);  // ABOBA's own error is O(h²)
+  CHECK(std::abs(hot - cold - 0.05 * 4 / 2) <= 4 * std::sqrt(se_one * se_one * (1 + 1.1 * 1.1)));
+  CHECK(std::abs(corrected - cold) <= 4 * std::sqrt(2.0) * se_one);
+
+  // On the sphere S² the velocity is tangent: m = 2, not the 3 ambient coordinates.
+  const json sphere = {{"sampler", {{"name", "sghmc"}, {"step_size", 0.05}, {"friction", 1.0}}},
+                       {"manifold", {{"name", "sphere"}, {"n", 3}}},
+                       {"target", {{"name", "vmf"}, {"mu", {0, 0, 1}}, {"kappa", 2}}},
+                       {"steps", 1000 + 4000 * 50}, {"burn_in", 1000}, {"thin", 50}, {"chains", 4}, {"seed", 29}};
+  const fs::path cfg = write_json(scratch(), "sphere.json", sphere), out = scratch() / "sphere_run.json";
+  REQUIRE(run_cli(scratch(), fmt::format("run -q '{}' -o '{}'", cfg.string(), out.string())).code == 0);
+  const json record = read_json(out);
+  double on_sphere = 0;
+  for (const auto& ch : record["chains"]) on_sphere += ch["diagnostics"]["kinetic_temperature"].get<double>() / 4;
+  MESSAGE("kinetic temperature on S²: ", on_sphere);
+  CHECK(std::abs(on_sphere - 1) <= 4 * se_one + 0.05 * 0.05);
 }
