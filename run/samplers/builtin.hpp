@@ -2,6 +2,7 @@
 // The shipped samplers' registry entries, one line each (the order is the order `--help` and "unknown
 // sampler" messages list them in).
 #include <sgmcmc/run/registry.hpp>
+#include <sgmcmc/run/samplers/amagold.hpp>
 #include <sgmcmc/run/samplers/hmc.hpp>
 #include <sgmcmc/run/samplers/psgld.hpp>
 #include <sgmcmc/run/samplers/recipe.hpp>
@@ -19,6 +20,7 @@ inline void add_builtin_samplers(Registry& r) {
   r.add(sgnht_sampler());
   r.add(naive_sghmc_sampler());
   r.add(hmc_sampler());
+  r.add(amagold_sampler());
   r.add(scir_sampler());
   r.add(sgrld_sampler());
   r.add(sgrhmc_sampler(false));

@@ -1,0 +1,61 @@
+#pragma once
+// Registry entry for AMAGOLD (Zhang, Cooper & De Sa 2020; samplers/amagold.hpp): SGHMC with an
+// amortised Metropolis–Hastings test every `window` steps, on any manifold.
+#include <sgmcmc/run/samplers/common.hpp>
+#include <sgmcmc/samplers/amagold.hpp>
+
+namespace sgmcmc::run {
+
+template <>
+struct StateJson<amagold::State> {
+  static json write(const amagold::State& s) {
+    json j = StateJson<splitting::PhaseState>::write(s);
+    j["accepted"] = s.accepted;
+    j["proposals"] = s.proposals;
+    j["divergent"] = s.divergent;
+    return j;
+  }
+  static void read(amagold::State& s, const json& j, const std::string& path) {
+    Fields f(j, path);
+    StateJson<splitting::PhaseState>::read_fields(s, f);
+    s.potential_at_x = std::numeric_limits<double>::quiet_NaN();  // recomputed from x: the same bits
+    s.accepted = state_count(f, "accepted");
+    s.proposals = state_count(f, "proposals");
+    s.divergent = state_count(f, "divergent");
+    f.finish();
+  }
+};
+
+/// {"name": "amagold", "step_size": h, "friction": β (default 1), "window": T (default 10)}
+inline SamplerEntry amagold_sampler() {
+  return {{"amagold"}, "SGHMC with an amortised Metropolis–Hastings test every window steps (AMAGOLD): exact at any step size",
+          [](Fields& f, const ManifoldChoice&, const TargetChoice& target) {
+            refuse_singular_dirichlet(f, target);
+            json out = {{"name", f.string("name")}};
+            const std::string name = target.resolved["name"].get<std::string>();
+            if (!target.target.has_value())
+              fail(f.at("name"), fmt::format("amagold's Metropolis–Hastings test needs the target's exact value; target '{}' has none", name));
+            // The test compares the trajectory with its reverse, which meets the same gradients in reverse
+            // order: as likely only when successive gradients are drawn independently of each other and
+            // of the chain (batches with replacement, added grad_noise, a fixed control variate).
+            const json& t = target.resolved;
+            if (t.contains("with_replacement") && !t["with_replacement"].get<bool>())
+              fail(f.at("name"), "amagold's Metropolis–Hastings test is exact only when successive stochastic gradients are "
+                                 "independent; minibatches drawn without replacement are not (/target/with_replacement is false): "
+                                 "set \"with_replacement\": true in the target");
+            if (const std::string e = t.value("estimator", std::string("minibatch")); e == "svrg" || e == "saga")
+              fail(f.at("name"), fmt::format("amagold's Metropolis–Hastings test needs gradients independent of the chain's past; the {} "
+                                             "estimator's depend on it (use minibatch or control_variate)", e));
+            const auto step = read_step_size(f, out);
+            const double friction = f.number("friction", 1.0, Range::non_negative);
+            const auto window = f.count("window", 10, 1);
+            if (window > 1'000'000) fail(f.at("window"), fmt::format("expected at most 1000000, got {}", window));
+            out["friction"] = friction;
+            out["window"] = window;
+            return SamplerChoice{"amagold", out, [=](const AnyManifold& m, const AnyTarget& tg, Eigen::VectorXd x0, random::Stream rng) {
+                                   return chain_of(amagold::Sampler<AnyManifold>{m, step, friction, static_cast<int>(window)}, tg, std::move(x0), rng);
+                                 }};
+          }};
+}
+
+}  // namespace sgmcmc::run
