@@ -264,3 +264,33 @@ TEST_CASE("logistic target: SAGA keeps one number per example with the chain; a 
   CHECK(error_of(c).find("/sampler/noise_estimate: empirical_fisher measures the plain minibatch gradient's spread, and target "
                          "'logistic' uses the saga estimator") != std::string::npos);
 }
+
+TEST_CASE("logistic target: AMAGOLD runs on independent batches, resumes to the same draws, and refuses the others") {
+  // Catches: a state not saved whole (the velocity, or the cached U recomputed differently: a resume
+  // would differ), the MH test run on batches whose reverse order is not as likely (without
+  // replacement) or on estimators that depend on the chain's past.
+  const std::string path = write_csv("lr300.csv", 300);
+  json c = config(path);
+  c["sampler"] = {{"name", "amagold"}, {"step_size", 0.02}, {"friction", 2.0}, {"window", 5}};
+  c["target"]["with_replacement"] = true;
+  c["steps"] = 300, c["burn_in"] = 50, c["thin"] = 1;
+  const json full = run::run(c, {.threads = 1});
+  REQUIRE(full["status"] == "ok");
+  CHECK(full["config"]["sampler"]["window"] == 5);
+  const double acceptance = full["chains"][0]["diagnostics"]["mean_accept_stat"].get<double>();
+  CHECK(acceptance > 0.3);
+  CHECK(full["chains"][0]["diagnostics"]["gradient_evals"] == 300 * 5);
+  json half = c;
+  half["steps"] = 170;
+  const json resumed = run::resume(run::run(half, {.threads = 1}), 130, {.threads = 1});
+  for (int ch = 0; ch < 2; ++ch) CHECK(resumed["chains"][ch]["samples"] == full["chains"][ch]["samples"]);
+
+  c["target"]["with_replacement"] = false;
+  CHECK(error_of(c).find("/sampler/name: amagold's Metropolis–Hastings test is exact only when successive stochastic gradients are "
+                         "independent") != std::string::npos);
+  c["target"]["with_replacement"] = true;
+  c["target"]["estimator"] = "svrg";
+  CHECK(error_of(c).find("the svrg estimator's depend on it") != std::string::npos);
+  c["target"]["estimator"] = "control_variate";
+  CHECK(run::run(c, {.threads = 1})["status"] == "ok");
+}
