@@ -3,6 +3,7 @@
 // 2016) — (samplers/sghmc.hpp). Also the SGD-with-momentum parametrisation of the SGHMC paper (Eq. 15):
 // learning_rate η, momentum_decay α, beta_hat β̂ → (h, C, V̂).
 #include <sgmcmc/run/samplers/common.hpp>
+#include <sgmcmc/run/samplers/preconditioned.hpp>
 #include <sgmcmc/samplers/sghmc.hpp>
 
 namespace sgmcmc::run {
@@ -11,7 +12,7 @@ namespace sgmcmc::run {
 ///  | "empirical_fisher", "scheme": aboba | baoab | obabo | euler}, or learning_rate/momentum_decay/beta_hat.
 inline SamplerEntry sghmc_sampler() {
   return {{"sghmc", "sggmc"}, "stochastic gradient HMC (SGGMC on a manifold)",
-          [](Fields& f, const ManifoldChoice&, const TargetChoice& target) {
+          [](Fields& f, const ManifoldChoice& manifold, const TargetChoice& target) {
             refuse_singular_dirichlet(f, target);
             json out = {{"name", f.string("name")}};
             schedule::StepSize step;
@@ -52,9 +53,12 @@ inline SamplerEntry sghmc_sampler() {
               }
             }
             const auto scheme = read_scheme(f, out);
+            const auto pre = read_precondition(f, out, manifold, "sghmc");
+            if (pre.enabled && noise.empirical_fisher)
+              fail(f.at("precondition"), "empirical_fisher estimates the noise of the unscaled gradient: give a number with a preconditioner");
             return SamplerChoice{"sghmc", out, [=](const AnyManifold& m, const AnyTarget& t, Eigen::VectorXd x0, random::Stream rng) {
-                                   return chain_of(sghmc::Sampler<AnyManifold>{{m, friction, noise.value, noise.empirical_fisher}, scheme, step},
-                                                   t, std::move(x0), rng);
+                                   const sghmc::Sampler<AnyManifold> s{{m, friction, noise.value, noise.empirical_fisher}, scheme, step};
+                                   return chain_preconditioned(pre, s, t, std::move(x0), rng);
                                  }};
           }};
 }

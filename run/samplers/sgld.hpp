@@ -2,6 +2,7 @@
 // Registry entry for SGLD (Welling & Teh 2011) on any manifold (samplers/sgld.hpp): name, config
 // section, build, and its state's JSON form.
 #include <sgmcmc/run/samplers/common.hpp>
+#include <sgmcmc/run/samplers/preconditioned.hpp>
 #include <sgmcmc/samplers/sgld.hpp>
 
 namespace sgmcmc::run {
@@ -20,16 +21,17 @@ struct StateJson<sgld::State> {
   }
 };
 
-/// {"name": "sgld", "step_size": h, "noise_estimate": V̂}
+/// {"name": "sgld", "step_size": h, "noise_estimate": V̂, "precondition": {...} (run/samplers/preconditioned.hpp)}
 inline SamplerEntry sgld_sampler() {
   return {{"sgld"}, "stochastic gradient Langevin dynamics (geodesic on a manifold)",
-          [](Fields& f, const ManifoldChoice&, const TargetChoice& target) {
+          [](Fields& f, const ManifoldChoice& manifold, const TargetChoice& target) {
             refuse_singular_dirichlet(f, target);
             json out = {{"name", f.string("name")}};
             const auto step = read_step_size(f, out);
             const auto noise = read_noise_estimate(f, out, target, false);
+            const auto pre = read_precondition(f, out, manifold, "sgld");
             return SamplerChoice{"sgld", out, [=](const AnyManifold& m, const AnyTarget& t, Eigen::VectorXd x0, random::Stream rng) {
-                                   return chain_of(sgld::Sampler<AnyManifold>{m, step, noise.value}, t, std::move(x0), rng);
+                                   return chain_preconditioned(pre, sgld::Sampler<AnyManifold>{m, step, noise.value}, t, std::move(x0), rng);
                                  }};
           }};
 }

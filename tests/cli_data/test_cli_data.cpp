@@ -294,3 +294,42 @@ TEST_CASE("logistic target: AMAGOLD runs on independent batches, resumes to the 
   c["target"]["estimator"] = "control_variate";
   CHECK(run::run(c, {.threads = 1})["status"] == "ok");
 }
+
+TEST_CASE("logistic target: a diagonal preconditioner from a warm-up, resumed before and after it is fixed") {
+  // Catches: the scale or the warm-up's sums not saved (a resume inside the warm-up would fix another
+  // scale; one after it would lose it), draws written in φ instead of θ (they would differ from the
+  // unpreconditioned run's scale), the field accepted where it cannot apply.
+  const std::string path = write_csv("lr300.csv", 300);
+  json c = config(path);
+  c["sampler"] = {{"name", "sgld"}, {"step_size", 0.002}, {"precondition", {{"adapt_steps", 200}}}};
+  c["steps"] = 600, c["burn_in"] = 200, c["thin"] = 1;
+  const json full = run::run(c, {.threads = 1});
+  REQUIRE(full["status"] == "ok");
+  CHECK(full["config"]["sampler"]["precondition"]["adapt_steps"] == 200);
+  const json& state = full["chains"][0]["state"]["sampler"];
+  REQUIRE(state["scale"].size() == 3);
+  CHECK(state["collected"] == 100);
+  for (std::uint64_t half_steps : {150u, 350u}) {  // inside the warm-up, and after it
+    CAPTURE(half_steps);
+    json half = c;
+    half["steps"] = half_steps;
+    const json resumed = run::resume(run::run(half, {.threads = 1}), 600 - half_steps, {.threads = 1});
+    for (int ch = 0; ch < 2; ++ch) CHECK(resumed["chains"][ch]["samples"] == full["chains"][ch]["samples"]);
+  }
+  // Draws are θ: their mean is near the plain SGLD run's, not scaled by 1/s.
+  json plain = c;
+  plain["sampler"].erase("precondition");
+  const json unscaled = run::run(plain, {.threads = 1});
+  double a = 0, b = 0;
+  for (const auto& x : full["chains"][0]["samples"]) a += x[1].get<double>() / 400;
+  for (const auto& x : unscaled["chains"][0]["samples"]) b += x[1].get<double>() / 400;
+  CHECK(std::abs(a - b) < 0.5 * std::abs(b) + 0.1);
+
+  c["sampler"]["precondition"] = {{"scale", {1.0, 2.0}}};
+  CHECK(error_of(c).find("/sampler/precondition/scale") != std::string::npos);
+  c["sampler"]["precondition"] = {{"scale", {1.0, 2.0, 1.0}}, {"adapt_steps", 5}};
+  CHECK(error_of(c).find("/sampler/precondition/adapt_steps: give either adapt_steps or scale, not both") != std::string::npos);
+  c["sampler"] = {{"name", "sghmc"}, {"step_size", 0.01}, {"noise_estimate", "empirical_fisher"}, {"precondition", {{"adapt_steps", 10}}}};
+  c["target"]["with_replacement"] = true;
+  CHECK(error_of(c).find("/sampler/precondition: empirical_fisher estimates the noise of the unscaled gradient") != std::string::npos);
+}

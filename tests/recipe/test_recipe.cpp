@@ -19,6 +19,7 @@
 #include <sgmcmc/models/gaussian.hpp>
 #include <sgmcmc/models/gradient_noise.hpp>
 #include <sgmcmc/modules/random/stream.hpp>
+#include <sgmcmc/samplers/preconditioned.hpp>
 #include <sgmcmc/samplers/recipe.hpp>
 #include <sgmcmc/samplers/scir.hpp>
 #include <sgmcmc/samplers/sghmc.hpp>
@@ -238,6 +239,33 @@ TEST_CASE("SGHMC: direct explicit Euler = recipe (Euler); the library's euler sc
   CHECK(max_gap(lib, semi, U, kStart, x_of, z_head2) < kTol);
   // And the two orders are genuinely different schemes (the check above is not vacuous).
   CHECK(max_gap(lib, gen, U, kStart, x_of, z_head2) > 1e-3);
+}
+
+TEST_CASE("a fixed diagonal preconditioner s: SGLD = recipe (D = diag s², Q = 0), SGHMC = recipe (D = diag(0, C·I), Q = [[0, −s], [s, 0]])") {
+  // The preconditioned samplers run the plain ones on φ = θ/s; in θ they are these constant (D, Q)
+  // pairs (samplers/preconditioned.hpp). Catches the gradient scaled by 1/s or s² instead of s, the
+  // noise left unscaled, or positions reported in φ.
+  const double h = 0.05, C = 1.3;
+  const auto U = noisy_gaussian();
+  const VectorXd s{{0.5, 2.0}};
+  const preconditioned::Sampler<sgld::Sampler<Euclidean>> pre_sgld{sgld::Sampler<Euclidean>{Euclidean(2), schedule::StepSize::constant(h), 0.0},
+                                                                   0, s};
+  recipe::Sampler<recipe::Constant> gen{{MatrixXd(s.cwiseAbs2().asDiagonal()), MatrixXd::Zero(2, 2)}};
+  gen.step_size = schedule::StepSize::constant(h);
+  const auto theta = [](const auto& st) -> VectorXd { return st.theta; };
+  CHECK(max_gap(pre_sgld, gen, U, kStart, theta, x_of) < kTol);
+
+  MatrixXd q = MatrixXd::Zero(4, 4);
+  q.topRightCorner(2, 2) = -MatrixXd(s.asDiagonal());
+  q.bottomLeftCorner(2, 2) = MatrixXd(s.asDiagonal());
+  recipe::Sampler<recipe::Constant> ham{{block_diag(0, C, 2), q}, recipe::Augment::momentum};
+  ham.step_size = schedule::StepSize::constant(h);
+  ham.scheme = recipe::Scheme::semi_implicit;
+  const sghmc::Sampler<Euclidean> inner{{Euclidean(2), sghmc::Friction(C), 0.0}, splitting::euler, schedule::StepSize::constant(h)};
+  const preconditioned::Sampler<sghmc::Sampler<Euclidean>> pre_sghmc{inner, 0, s};
+  CHECK(max_gap(pre_sghmc, ham, U, kStart, theta, z_head2) < kTol);
+  // Not vacuous: without the preconditioner the same sampler is another chain.
+  CHECK(max_gap(inner, ham, U, kStart, x_of, z_head2) > 1e-3);
 }
 
 TEST_CASE("SGNHT: direct explicit Euler = recipe with autodiff Γ; the library's euler scheme = recipe (semi-implicit)") {

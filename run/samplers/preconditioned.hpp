@@ -1,0 +1,71 @@
+#pragma once
+// The `precondition` field of the flat-space samplers (sgld, sghmc, hmc): a fixed diagonal
+// preconditioner estimated during a warm-up (samplers/preconditioned.hpp), and its state's JSON form.
+//   "precondition": {"adapt_steps": K}   s estimated from ∇Ũ⊙∇Ũ over steps K/2 … K−1, then fixed;
+//   "precondition": {"scale": [s_1, …]}  s given.
+#include <cstdint>
+#include <string>
+
+#include <sgmcmc/run/samplers/common.hpp>
+#include <sgmcmc/samplers/preconditioned.hpp>
+
+namespace sgmcmc::run {
+
+template <class Inner>
+struct StateJson<preconditioned::State<Inner>> {
+  static json write(const preconditioned::State<Inner>& s) {
+    return {{"inner", StateJson<Inner>::write(s.inner)}, {"scale", vector_json(s.scale)}, {"square_sum", vector_json(s.square_sum)},
+            {"collected", s.collected}};
+  }
+  static void read(preconditioned::State<Inner>& s, const json& j, const std::string& path) {
+    Fields f(j, path);
+    StateJson<Inner>::read(s.inner, f.get("inner"), f.at("inner"));
+    const auto d = s.scale.size();
+    s.scale = as_vector(f.get("scale"), f.at("scale"), d);
+    if (!(s.scale.array() > 0).all()) fail(f.at("scale"), "expected positive numbers");
+    s.square_sum = as_vector(f.get("square_sum"), f.at("square_sum"), d);
+    s.collected = state_count(f, "collected");
+    s.theta = s.scale.cwiseProduct(s.inner.x);
+    f.finish();
+  }
+};
+
+/// The parsed `precondition` section: none, a warm-up of K steps, or a given scale.
+struct PreconditionChoice {
+  bool enabled = false;
+  std::uint64_t adapt_steps = 0;
+  Eigen::VectorXd scale;  ///< given; empty when estimated
+};
+
+inline PreconditionChoice read_precondition(Fields& f, json& out, const ManifoldChoice& manifold, const std::string& name) {
+  PreconditionChoice p;
+  const json* j = f.find("precondition");
+  if (!j) return p;
+  if (manifold.kind != "euclidean")
+    fail(f.at("precondition"), fmt::format("a diagonal preconditioner rescales coordinates: '{}' takes it on euclidean only", name));
+  Fields pf(*j, f.at("precondition"));
+  p.enabled = true;
+  if (const json* s = pf.find("scale")) {
+    if (pf.find("adapt_steps")) fail(pf.at("adapt_steps"), "give either adapt_steps or scale, not both");
+    p.scale = as_vector(*s, pf.at("scale"), manifold.dim().value_or(-1));
+    if (!(p.scale.array() > 0).all() || !p.scale.allFinite()) fail(pf.at("scale"), "expected positive numbers");
+    out["precondition"] = {{"scale", vector_json(p.scale)}};
+  } else {
+    p.adapt_steps = pf.count("adapt_steps", 1);
+    out["precondition"] = {{"adapt_steps", p.adapt_steps}};
+  }
+  pf.finish();
+  return p;
+}
+
+/// The chain of `sampler`, preconditioned as `p` says.
+template <class S>
+std::unique_ptr<AnyChain> chain_preconditioned(const PreconditionChoice& p, S sampler, const AnyTarget& target, Eigen::VectorXd x0,
+                                               random::Stream rng) {
+  if (!p.enabled) return chain_of(std::move(sampler), target, std::move(x0), rng);
+  if (p.scale.size() != 0 && p.scale.size() != x0.size())
+    throw Error(fmt::format("/sampler/precondition/scale: expected {} numbers, got {}", x0.size(), p.scale.size()));
+  return chain_of(preconditioned::Sampler<S>{std::move(sampler), p.adapt_steps, p.scale}, target, std::move(x0), rng);
+}
+
+}  // namespace sgmcmc::run
