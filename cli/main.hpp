@@ -8,6 +8,7 @@
 //   PROG convert RUN --format csv,netcdf,json -o OUT
 //   PROG summary RUN [--json] [--stein]   (--stein: KSD and the configurational temperature, run/stein.hpp)
 //   PROG thin RUN --to M -o OUT [--format ...]   (Stein thinning of each chain to M draws)
+//   PROG sweep CONFIG --reference REF... -o OUT.json [--svg PLOT.svg]   (the bias harness, run/sweep.hpp)
 //   PROG list                          the registered manifolds, targets and samplers
 // Exit codes: 0 ok; 1 bad input (config, record, file); 2 bad command line; 3 a chain stopped with an
 // error (the record, with every draw made before it, is still written); 128 + N interrupted by signal N
@@ -35,6 +36,8 @@
 #include <sgmcmc/run/output/stan_csv.hpp>
 #include <sgmcmc/run/runner.hpp>
 #include <sgmcmc/run/stein.hpp>
+#include <sgmcmc/run/sweep.hpp>
+#include <sgmcmc/run/output/sweep_svg.hpp>
 #include <sgmcmc/version.hpp>
 
 namespace sgmcmc::cli {
@@ -338,6 +341,16 @@ inline int main(int argc, const char* const* argv, const run::Registry& registry
   thin->add_flag("-q,--quiet", quiet, "print nothing but errors");
   add_format(thin);
 
+  auto* sweep = app.add_subcommand("sweep", "The bias harness: a grid of samplers × step sizes × batch sizes scored against a reference posterior");
+  std::string sweep_config, sweep_out, sweep_svg;
+  std::vector<std::string> sweep_reference;
+  sweep->add_option("CONFIG", sweep_config, "run config with a \"sweep\" section (docs/samplers.md)")->required();
+  sweep->add_option("--reference", sweep_reference, "the reference: Stan CSV files (chains pooled) or a run record")->required()->delimiter(',');
+  auto* sweep_output = sweep->add_option("-o,--output", sweep_out, "where to write the scores (JSON)")->required();
+  sweep->add_option("--svg", sweep_svg, "also plot bias against cost (one line per sampler) to this SVG file");
+  sweep->add_option("--threads", opt.threads, "threads for each run's chains (default: one per core)");
+  sweep->add_flag("-q,--quiet", quiet, "print nothing but errors");
+
   auto* list = app.add_subcommand("list", "The manifolds, targets and samplers this program knows, one line each");
 
   try {
@@ -345,7 +358,7 @@ inline int main(int argc, const char* const* argv, const run::Registry& registry
   } catch (const CLI::ParseError& e) {
     return app.exit(e) == 0 ? 0 : 2;
   }
-  for (auto* o : {run_output, resume_output, convert_output, thin_output})
+  for (auto* o : {run_output, resume_output, convert_output, thin_output, sweep_output})
     if (o->count() > 0 && o->as<std::string>().empty()) {
       std::cerr << fmt::format("{}: error: -o: the output file name is empty\n", program.name);
       return 2;
@@ -420,6 +433,34 @@ inline int main(int argc, const char* const* argv, const run::Registry& registry
           for (const auto& f : w->files()) written += (written.empty() ? "" : ", ") + f;
         std::cout << "written: " << written << '\n';
       }
+      return 0;
+    }
+    if (*sweep) {
+      run::check_writable(sweep_out);
+      if (!sweep_svg.empty()) run::check_writable(sweep_svg);
+      const json config = run::read_json_file(sweep_config);
+      const run::Reference ref = run::read_reference(sweep_reference);
+      opt.progress = false;
+      const json result = run::sweep(config, ref, opt, registry, [&](const json& p) {
+        if (quiet) return;
+        if (p["status"] == "error" && p.contains("error")) {
+          std::cout << fmt::format("{} h = {}: error: {}\n", p["sampler"].get<std::string>(), p["step_size"].get<double>(),
+                                   run::printable(p["error"].get<std::string>(), 200));
+          return;
+        }
+        std::cout << fmt::format("{} h = {}{}: max z {:.3f}, max |sd ratio − 1| {:.3f}, ESS/s {:.4g}, {} gradients\n",
+                                 p["sampler"].get<std::string>(), p["step_size"].get<double>(),
+                                 p["batch_size"].is_number() ? fmt::format(" n = {}", p["batch_size"].get<std::uint64_t>()) : "",
+                                 p["max_z"].get<double>(), p["max_sd_error"].get<double>(),
+                                 p["ess_per_second"].is_number() ? p["ess_per_second"].get<double>() : 0.0, p["gradient_evals"].get<std::uint64_t>());
+      });
+      run::write_json_file(result, sweep_out, 1);
+      if (!sweep_svg.empty()) {
+        run::AtomicFile file(sweep_svg);
+        file.write(run::output::sweep_svg(result));
+        file.commit();
+      }
+      if (!quiet) std::cout << "written: " << sweep_out << (sweep_svg.empty() ? "" : ", " + sweep_svg) << '\n';
       return 0;
     }
     if (*list) {

@@ -180,3 +180,56 @@ TEST_CASE("kinetic temperature: SGHMC heated by gradient noise runs at 1 + hV/(2
   MESSAGE("kinetic temperature on S²: ", on_sphere);
   CHECK(std::abs(on_sphere - 1) <= 4 * se_one + 0.05 * 0.05);
 }
+
+TEST_CASE("sweep: a grid scored against a reference from Stan CSV or a run record, as JSON and a plot") {
+  // The reference: a long exact HMC run on N(0, I₂), written as a run record and as Stan CSV. The grid:
+  // SGLD and SGHMC at two step sizes. SGLD's sd ratio is 1/√(1 − h/2) per coordinate (the Euler
+  // scheme's variance inflation, as above): 1.145 at h = 0.5, 1.0127 at h = 0.05, checked within 4
+  // standard errors of the ratio (√(1/(2·ESS)) of each side). Catches z or sd ratios computed against
+  // the wrong reference column (the CSV's lp__ or stats taken as parameters), points in the wrong
+  // order, a grid that silently drops a point, a plot without its lines.
+  const json hmc = {{"sampler", {{"name", "hmc"}, {"step_size", 0.3}, {"leapfrog_steps", 8}}},
+                    {"manifold", {{"name", "euclidean"}, {"dim", 2}}},
+                    {"target", {{"name", "gaussian"}, {"mean", {0, 0}}, {"cov", 1}}},
+                    {"steps", 20500}, {"burn_in", 500}, {"chains", 4}, {"seed", 31}};
+  const fs::path hmc_cfg = write_json(scratch(), "hmc.json", hmc), ref = scratch() / "ref.json";
+  REQUIRE(run_cli(scratch(), fmt::format("run -q '{}' -o '{}' --format json,csv", hmc_cfg.string(), ref.string())).code == 0);
+  json grid = sgld_config(0.5, 5);
+  grid["sweep"] = {{"samplers", json::array({{{"name", "sgld"}}, {{"name", "sghmc"}, {"friction", 2}}})}, {"step_sizes", {0.05, 0.5}}};
+  grid["steps"] = 1000 + 2000 * 20, grid["thin"] = 20;
+  const fs::path cfg = write_json(scratch(), "sweep.json", grid), out = scratch() / "sweep_out.json", svg = scratch() / "sweep.svg";
+  for (const std::string& reference : {ref.string(), fmt::format("{0}_1.csv,{0}_2.csv,{0}_3.csv,{0}_4.csv", (scratch() / "ref").string())}) {
+    CAPTURE(reference);
+    const Result r = run_cli(scratch(), fmt::format("sweep '{}' --reference '{}' -o '{}' --svg '{}'", cfg.string(), reference, out.string(), svg.string()));
+    REQUIRE_MESSAGE(r.code == 0, r.err);
+    const json s = read_json(out);
+    CHECK(s["reference"]["draws"] == 80000);
+    REQUIRE(s["points"].size() == 4);
+    CHECK(s["points"][0]["sampler"] == "sgld");
+    CHECK(s["points"][0]["step_size"] == 0.05);
+    CHECK(s["points"][3]["sampler"] == "sghmc");
+    const double ref_ess = 80000 / 2.0;  // HMC at this step: draws nearly independent (antithetic at best); a floor
+    for (const json& p : s["points"]) {
+      CAPTURE(p.dump());
+      REQUIRE(p["status"] == "ok");
+      CHECK(p["gradient_evals"].get<double>() > 0);
+      CHECK(p["ksd"].is_number());
+      if (p["sampler"] != "sgld") continue;
+      const double h = p["step_size"].get<double>(), predicted = 1 / std::sqrt(1 - h / 2);
+      const double se = predicted * std::sqrt(0.5 / p["min_ess_bulk"].get<double>() + 0.5 / ref_ess);
+      for (const auto& ratio : p["sd_ratio"]) CHECK(std::abs(ratio.get<double>() - predicted) <= 4 * se);
+    }
+    const std::string plot = slurp(svg);
+    CHECK(plot.starts_with("<svg"));
+    CHECK(plot.find(">sgld</text>") != std::string::npos);
+    CHECK(plot.find(">sghmc</text>") != std::string::npos);
+    CHECK(plot.find("<polyline") != std::string::npos);
+  }
+  // A bad grid is an error naming the field, before anything runs.
+  grid["sweep"]["step_sizes"] = json::array();
+  write_json(scratch(), "bad_sweep.json", grid);
+  const Result bad = run_cli(scratch(), fmt::format("sweep '{}' --reference '{}' -o '{}'", (scratch() / "bad_sweep.json").string(),
+                                                    ref.string(), out.string()));
+  CHECK(bad.code == 1);
+  CHECK(bad.err.find("/sweep/step_sizes: expected a non-empty list of positive numbers") != std::string::npos);
+}

@@ -1,0 +1,74 @@
+#pragma once
+// The bias harness's plot (run/sweep.hpp): bias against cost, one line per sampler (and batch size),
+// its points in step-size order — x the gradient evaluations, y the largest |z| of the means against
+// the reference, both on log scales — as a self-contained SVG (no plotting library needed).
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+namespace sgmcmc::run::output {
+
+inline std::string sweep_svg(const nlohmann::json& sweep) {
+  struct Point {
+    double x, y, h;
+  };
+  std::map<std::string, std::vector<Point>> lines;
+  double xmin = INFINITY, xmax = -INFINITY, ymin = INFINITY, ymax = -INFINITY;
+  for (const auto& p : sweep["points"]) {
+    if (!p.contains("max_z") || !p["max_z"].is_number() || !p["gradient_evals"].is_number()) continue;
+    const double evals = p["gradient_evals"].get<double>(), z = std::max(p["max_z"].get<double>(), 1e-3);
+    if (!(evals > 0)) continue;
+    std::string name = p["sampler"].get<std::string>();
+    if (p["batch_size"].is_number()) name += fmt::format(", n = {}", p["batch_size"].get<std::uint64_t>());
+    const Point q{std::log10(evals), std::log10(z), p["step_size"].get<double>()};
+    lines[name].push_back(q);
+    xmin = std::min(xmin, q.x), xmax = std::max(xmax, q.x), ymin = std::min(ymin, q.y), ymax = std::max(ymax, q.y);
+  }
+  const double W = 720, H = 480, left = 80, right = 220, top = 30, bottom = 60;
+  if (lines.empty()) xmin = 0, xmax = 1, ymin = -1, ymax = 0;
+  xmin = std::floor(xmin), xmax = std::max(std::ceil(xmax), xmin + 1), ymin = std::floor(ymin), ymax = std::max(std::ceil(ymax), ymin + 1);
+  const auto X = [&](double x) { return left + (x - xmin) / (xmax - xmin) * (W - left - right); };
+  const auto Y = [&](double y) { return H - bottom - (y - ymin) / (ymax - ymin) * (H - top - bottom); };
+  std::string s = fmt::format(R"(<svg xmlns="http://www.w3.org/2000/svg" width="{}" height="{}" font-family="sans-serif" font-size="12">)"
+                              "\n<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n",
+                              W, H);
+  s += fmt::format("<line x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"black\"/>\n", left, H - bottom, W - right, H - bottom);
+  s += fmt::format("<line x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"black\"/>\n", left, top, left, H - bottom);
+  for (double e = xmin; e <= xmax + 1e-9; e += 1)
+    s += fmt::format("<text x=\"{:.1f}\" y=\"{}\" text-anchor=\"middle\">1e{}</text>\n", X(e), H - bottom + 18, static_cast<int>(e));
+  for (double e = ymin; e <= ymax + 1e-9; e += 1)
+    s += fmt::format("<text x=\"{}\" y=\"{:.1f}\" text-anchor=\"end\">1e{}</text>\n", left - 6, Y(e) + 4, static_cast<int>(e));
+  s += fmt::format("<text x=\"{:.1f}\" y=\"{}\" text-anchor=\"middle\">gradient evaluations</text>\n", (left + W - right) / 2, H - 15);
+  s += fmt::format("<text x=\"18\" y=\"{:.1f}\" text-anchor=\"middle\" transform=\"rotate(-90 18 {:.1f})\">max |z| of the means "
+                   "(reference sds)</text>\n",
+                   (top + H - bottom) / 2, (top + H - bottom) / 2);
+  static const char* colours[] = {"#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#e377c2", "#17becf"};
+  int k = 0;
+  for (auto& [name, pts] : lines) {
+    std::sort(pts.begin(), pts.end(), [](const Point& a, const Point& b) { return a.h < b.h; });
+    const char* c = colours[k % 8];
+    std::string path;
+    for (const auto& p : pts) path += fmt::format("{:.1f},{:.1f} ", X(p.x), Y(p.y));
+    s += fmt::format("<polyline fill=\"none\" stroke=\"{}\" stroke-width=\"2\" points=\"{}\"/>\n", c, path);
+    for (const auto& p : pts)
+      s += fmt::format("<circle cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"3.5\" fill=\"{}\"><title>{} h = {}</title></circle>\n", X(p.x), Y(p.y), c, name, p.h);
+    const double ly = top + 18.0 * k;
+    s += fmt::format("<line x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"{}\" stroke-width=\"2\"/>\n", W - right + 15, ly, W - right + 40, ly, c);
+    std::string label = name;
+    for (const char* from : {"&", "<", ">"}) {
+      const std::string to = std::string(from) == "&" ? "&amp;" : std::string(from) == "<" ? "&lt;" : "&gt;";
+      for (std::size_t at = label.find(from); at != std::string::npos; at = label.find(from, at + to.size())) label.replace(at, 1, to);
+    }
+    s += fmt::format("<text x=\"{}\" y=\"{}\">{}</text>\n", W - right + 46, ly + 4, label);
+    ++k;
+  }
+  s += "</svg>\n";
+  return s;
+}
+
+}  // namespace sgmcmc::run::output

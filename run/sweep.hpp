@@ -1,0 +1,192 @@
+#pragma once
+// The bias harness (`sgmcmc sweep CONFIG --reference REF`): a run config with a `sweep` section runs
+// once per point of the grid samplers × step sizes × batch sizes, and each point is scored against a
+// reference posterior — a Stan CSV file (CmdStan's or rstan's, docs/samplers.md says how to make one)
+// or a run record of the library's own (say a long exact HMC run):
+//   z_k = |mean_k − mean_ref,k| / sd_ref,k (max and rms over the coordinates), the sd ratios
+//   sd_k / sd_ref,k, the pooled KSD (run/stein.hpp; euclidean targets with an exact gradient), the
+//   smallest bulk ESS per second of sampling, and the gradient evaluations spent.
+// A point that fails (a divergence, a refused combination) is reported with its error; the others go on.
+//   "sweep": {"samplers": [{"name": "sgld"}, {"name": "sghmc", "friction": 10}],
+//             "step_sizes": [0.001, 0.003], "batch_sizes": [100, 1000]}   (batch_sizes optional)
+#include <algorithm>
+#include <cmath>
+#include <functional>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include <Eigen/Core>
+#include <fmt/format.h>
+
+#include <sgmcmc/modules/diagnostics/summary.hpp>
+#include <sgmcmc/run/output/json_record.hpp>
+#include <sgmcmc/run/output/stan_csv.hpp>
+#include <sgmcmc/run/runner.hpp>
+#include <sgmcmc/run/stein.hpp>
+
+namespace sgmcmc::run {
+
+/// A reference posterior's per-coordinate mean and sd, pooled over its chains (files).
+struct Reference {
+  Eigen::VectorXd mean, sd;
+  std::size_t draws = 0;
+  std::vector<std::string> sources;
+};
+
+namespace detail {
+
+/// The draws of one reference file, draws × coordinates: a Stan CSV's parameter columns (every
+/// column whose name does not end in "__"), or a run record's chains stacked.
+inline Eigen::MatrixXd reference_draws(const std::string& path) {
+  if (path.ends_with(".csv")) {
+    const output::StanCsv csv = output::read_stan_csv(path);
+    std::vector<Eigen::Index> keep;
+    for (std::size_t k = 0; k < csv.columns.size(); ++k)
+      if (!csv.columns[k].ends_with("__")) keep.push_back(static_cast<Eigen::Index>(k));
+    if (keep.empty()) throw Error(fmt::format("{}: no parameter columns (every column name ends in \"__\")", path));
+    Eigen::MatrixXd m(csv.draws.rows(), static_cast<Eigen::Index>(keep.size()));
+    for (std::size_t j = 0; j < keep.size(); ++j) m.col(static_cast<Eigen::Index>(j)) = csv.draws.col(keep[j]);
+    return m;
+  }
+  std::vector<double> values;
+  Eigen::Index d = 0;
+  const json record = output::read_record(path, [&](const output::RecordDraw& r) {
+    if (d == 0) d = static_cast<Eigen::Index>(r.values.size());
+    if (static_cast<Eigen::Index>(r.values.size()) != d) throw Error(fmt::format("{}: draws of different sizes", path));
+    values.insert(values.end(), r.values.begin(), r.values.end());
+  }, false);
+  try {
+    validate_record(record);
+  } catch (const Error& e) {
+    throw Error(fmt::format("{}: {}", path, e.what()));
+  }
+  if (values.empty()) throw Error(fmt::format("{}: the run record holds no draws", path));
+  using RowMajor = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+  return Eigen::Map<const RowMajor>(values.data(), static_cast<Eigen::Index>(values.size()) / d, d);
+}
+
+/// Each chain's draws (draws × coordinates) of a record held in memory.
+inline std::vector<Eigen::MatrixXd> chains_of(const json& record) {
+  std::vector<Eigen::MatrixXd> out;
+  for (const json& ch : record["chains"]) {
+    const json& s = ch["samples"];
+    if (s.empty()) continue;
+    Eigen::MatrixXd m(static_cast<Eigen::Index>(s.size()), static_cast<Eigen::Index>(s[0].size()));
+    for (std::size_t i = 0; i < s.size(); ++i)
+      for (std::size_t k = 0; k < s[i].size(); ++k) m(static_cast<Eigen::Index>(i), static_cast<Eigen::Index>(k)) = s[i][k].get<double>();
+    out.push_back(std::move(m));
+  }
+  return out;
+}
+
+}  // namespace detail
+
+/// The reference from one or several files (several: chains pooled, e.g. CmdStan's output_1.csv, …).
+inline Reference read_reference(const std::vector<std::string>& paths) {
+  if (paths.empty()) throw Error("--reference: no file given");
+  Reference ref;
+  Eigen::MatrixXd all;
+  for (const auto& p : paths) {
+    const Eigen::MatrixXd m = detail::reference_draws(p);
+    if (all.size() && m.cols() != all.cols())
+      throw Error(fmt::format("{}: {} parameters, but {} has {}", p, m.cols(), paths.front(), all.cols()));
+    Eigen::MatrixXd joined(all.rows() + m.rows(), m.cols());
+    if (all.size()) joined.topRows(all.rows()) = all;
+    joined.bottomRows(m.rows()) = m;
+    all = std::move(joined);
+    ref.sources.push_back(p);
+  }
+  if (all.rows() < 2) throw Error(fmt::format("{}: a reference needs at least 2 draws", paths.front()));
+  ref.mean = all.colwise().mean().transpose();
+  ref.sd = ((all.rowwise() - ref.mean.transpose()).array().square().colwise().sum() / static_cast<double>(all.rows() - 1)).sqrt().transpose();
+  ref.draws = static_cast<std::size_t>(all.rows());
+  if (!(ref.sd.array() > 0).all()) throw Error(fmt::format("{}: a coordinate of the reference has zero sd", paths.front()));
+  return ref;
+}
+
+/// Scores one finished run against the reference.
+inline json score(const json& record, const Reference& ref, const Registry& registry) {
+  const auto chains = detail::chains_of(record);
+  if (chains.empty()) return {{"status", "error"}, {"error", "the run kept no draws"}};
+  const Eigen::Index d = chains.front().cols();
+  if (d != ref.mean.size())
+    return {{"status", "error"}, {"error", fmt::format("the run has {} coordinates, the reference {}", d, ref.mean.size())}};
+  const auto sums = diagnostics::summarize_columns(chains);
+  double max_z = 0, sum_z2 = 0, max_sd_error = 0, min_ess = std::numeric_limits<double>::infinity();
+  json ratios = json::array();
+  for (Eigen::Index k = 0; k < d; ++k) {
+    const auto& s = sums[static_cast<std::size_t>(k)];
+    const double z = std::abs(s.mean - ref.mean[k]) / ref.sd[k], ratio = s.sd / ref.sd[k];
+    max_z = std::max(max_z, z), sum_z2 += z * z;
+    max_sd_error = std::max(max_sd_error, std::abs(ratio - 1));
+    min_ess = std::min(min_ess, s.ess_bulk);
+    ratios.push_back(ratio);
+  }
+  double sampling = 0;
+  for (const json& p : record["timings"]["phases"]) sampling += p.value("sampling_seconds", 0.0);
+  std::uint64_t evals = 0;
+  for (const json& ch : record["chains"]) evals += ch["diagnostics"].value("gradient_evals", std::uint64_t{0});
+  json out = {{"status", record["status"]}, {"max_z", max_z}, {"rms_z", std::sqrt(sum_z2 / static_cast<double>(d))},
+              {"sd_ratio", ratios}, {"max_sd_error", max_sd_error}, {"min_ess_bulk", min_ess},
+              {"ess_per_second", sampling > 0 ? json(min_ess / sampling) : json(nullptr)}, {"sampling_seconds", sampling},
+              {"gradient_evals", evals}, {"ksd", nullptr}};
+  try {
+    out["ksd"] = stein_report(record, chains, registry)[chains.size() > 1 ? "pooled" : "chains"];
+    if (chains.size() == 1) out["ksd"] = out["ksd"][0];
+    out["ksd"] = out["ksd"]["ksd"];
+  } catch (const Error& e) {
+    out["ksd_unavailable"] = e.what();  // a manifold target, no exact gradient, a Gibbs step
+  }
+  return out;
+}
+
+/// Runs the grid of `config`'s `sweep` section and scores every point; `on_point` sees each as it ends.
+inline json sweep(const json& config, const Reference& ref, const Options& opt = {}, const Registry& registry = shipped_registry(),
+                  const std::function<void(const json&)>& on_point = {}) {
+  if (!config.is_object() || !config.contains("sweep")) fail("/sweep", "required field is missing (the grid to run)");
+  json base = config;
+  const json grid = base["sweep"];
+  base.erase("sweep");
+  Fields f(grid, "/sweep");
+  const json& samplers = f.get("samplers");
+  if (!samplers.is_array() || samplers.empty()) fail(f.at("samplers"), "expected a non-empty list of sampler sections");
+  const Eigen::VectorXd steps = as_vector(f.get("step_sizes"), f.at("step_sizes"));
+  if (steps.size() == 0 || !(steps.array() > 0).all()) fail(f.at("step_sizes"), "expected a non-empty list of positive numbers");
+  std::vector<std::uint64_t> batches;
+  if (const json* b = f.find("batch_sizes")) {
+    if (!b->is_array() || b->empty()) fail(f.at("batch_sizes"), "expected a non-empty list of batch sizes");
+    for (std::size_t i = 0; i < b->size(); ++i) batches.push_back(as_count((*b)[i], fmt::format("{}/{}", f.at("batch_sizes"), i), 1));
+    if (!base.contains("target") || !base["target"].is_object())
+      fail("/target", "batch_sizes needs a data target section to set batch_size in");
+  }
+  f.finish();
+  for (std::size_t i = 0; i < samplers.size(); ++i)
+    if (!samplers[i].is_object() || !samplers[i].contains("name"))
+      fail(fmt::format("/sweep/samplers/{}", i), "expected a sampler section with a name");
+  if (batches.empty()) batches.push_back(0);  // 0: the target's own
+  json points = json::array();
+  for (std::size_t i = 0; i < samplers.size(); ++i)
+    for (Eigen::Index j = 0; j < steps.size(); ++j)
+      for (const std::uint64_t n : batches) {
+        json c = base;
+        c["sampler"] = samplers[i];
+        c["sampler"]["step_size"] = steps[j];
+        if (n) c["target"]["batch_size"] = n;
+        json point = {{"sampler", samplers[i]["name"]}, {"sampler_section", samplers[i]}, {"step_size", steps[j]},
+                      {"batch_size", n ? json(n) : json(nullptr)}};
+        try {
+          point.update(score(run(c, opt, registry), ref, registry));
+        } catch (const Error& e) {
+          point["status"] = "error";
+          point["error"] = e.what();
+        }
+        if (on_point) on_point(point);
+        points.push_back(std::move(point));
+      }
+  return {{"schema", "sgmcmc.sweep"}, {"config", base}, {"grid", grid},
+          {"reference", {{"sources", ref.sources}, {"draws", ref.draws}, {"mean", vector_json(ref.mean)}, {"sd", vector_json(ref.sd)}}},
+          {"points", points}};
+}
+
+}  // namespace sgmcmc::run
