@@ -5,10 +5,14 @@
 // or a run record of the library's own (say a long exact HMC run):
 //   z_k = |mean_k − mean_ref,k| / sd_ref,k (max and rms over the coordinates), the sd ratios
 //   sd_k / sd_ref,k, the pooled KSD (run/stein.hpp; euclidean targets with an exact gradient), the
-//   smallest bulk ESS per second of sampling, and the gradient evaluations spent.
+//   smallest bulk ESS per second of sampling, the seconds of set-up (a control variate's mode search)
+//   and of sampling, and the gradient evaluations spent by the chains.
 // A point that fails (a divergence, a refused combination) is reported with its error; the others go on.
 //   "sweep": {"samplers": [{"name": "sgld"}, {"name": "sghmc", "friction": 10}],
 //             "step_sizes": [0.001, 0.003], "batch_sizes": [100, 1000]}   (batch_sizes optional)
+// An entry of `samplers` may also be {"label": "sghmc, control variates", "sampler": {...}, "target": {...},
+// "step_sizes": [...]}: the target fields merged into the config's target (an estimator, say) and its
+// own step sizes instead of the grid's.
 #include <algorithm>
 #include <cmath>
 #include <functional>
@@ -123,13 +127,14 @@ inline json score(const json& record, const Reference& ref, const Registry& regi
     min_ess = std::min(min_ess, s.ess_bulk);
     ratios.push_back(ratio);
   }
-  double sampling = 0;
-  for (const json& p : record["timings"]["phases"]) sampling += p.value("sampling_seconds", 0.0);
+  double sampling = 0, setup = 0;
+  for (const json& p : record["timings"]["phases"]) sampling += p.value("sampling_seconds", 0.0), setup += p.value("setup_seconds", 0.0);
   std::uint64_t evals = 0;
   for (const json& ch : record["chains"]) evals += ch["diagnostics"].value("gradient_evals", std::uint64_t{0});
   json out = {{"status", record["status"]}, {"max_z", max_z}, {"rms_z", std::sqrt(sum_z2 / static_cast<double>(d))},
               {"sd_ratio", ratios}, {"max_sd_error", max_sd_error}, {"min_ess_bulk", min_ess},
               {"ess_per_second", sampling > 0 ? json(min_ess / sampling) : json(nullptr)}, {"sampling_seconds", sampling},
+              {"setup_seconds", setup},
               {"gradient_evals", evals}, {"ksd", nullptr}};
   try {
     out["ksd"] = stein_report(record, chains, registry)[chains.size() > 1 ? "pooled" : "chains"];
@@ -161,19 +166,47 @@ inline json sweep(const json& config, const Reference& ref, const Options& opt =
       fail("/target", "batch_sizes needs a data target section to set batch_size in");
   }
   f.finish();
-  for (std::size_t i = 0; i < samplers.size(); ++i)
-    if (!samplers[i].is_object() || !samplers[i].contains("name"))
-      fail(fmt::format("/sweep/samplers/{}", i), "expected a sampler section with a name");
+  struct Entry {
+    json sampler, target;
+    std::string label;
+    Eigen::VectorXd steps;
+  };
+  std::vector<Entry> entries;
+  for (std::size_t i = 0; i < samplers.size(); ++i) {
+    const std::string at = fmt::format("/sweep/samplers/{}", i);
+    const json& e = samplers[i];
+    if (!e.is_object()) fail(at, "expected a sampler section, or {label, sampler, target, step_sizes}");
+    Entry entry{e, json::object(), "", steps};
+    if (e.contains("sampler")) {
+      Fields ef(e, at);
+      entry.sampler = ef.get("sampler");
+      if (const json* t = ef.find("target")) {
+        if (!t->is_object()) fail(ef.at("target"), "expected an object of target fields");
+        entry.target = *t;
+      }
+      if (const json* st = ef.find("step_sizes")) {
+        entry.steps = as_vector(*st, ef.at("step_sizes"));
+        if (entry.steps.size() == 0 || !(entry.steps.array() > 0).all()) fail(ef.at("step_sizes"), "expected a non-empty list of positive numbers");
+      }
+      entry.label = ef.string("label", "");
+      ef.finish();
+    }
+    if (!entry.sampler.is_object() || !entry.sampler.contains("name") || !entry.sampler["name"].is_string())
+      fail(at, "expected a sampler section with a name");
+    if (entry.label.empty()) entry.label = entry.sampler["name"].get<std::string>();
+    entries.push_back(std::move(entry));
+  }
   if (batches.empty()) batches.push_back(0);  // 0: the target's own
   json points = json::array();
-  for (std::size_t i = 0; i < samplers.size(); ++i)
-    for (Eigen::Index j = 0; j < steps.size(); ++j)
+  for (const Entry& e : entries)
+    for (Eigen::Index j = 0; j < e.steps.size(); ++j)
       for (const std::uint64_t n : batches) {
         json c = base;
-        c["sampler"] = samplers[i];
-        c["sampler"]["step_size"] = steps[j];
+        c["sampler"] = e.sampler;
+        c["sampler"]["step_size"] = e.steps[j];
+        if (!e.target.empty()) c["target"].update(e.target);
         if (n) c["target"]["batch_size"] = n;
-        json point = {{"sampler", samplers[i]["name"]}, {"sampler_section", samplers[i]}, {"step_size", steps[j]},
+        json point = {{"sampler", e.label}, {"sampler_section", e.sampler}, {"target_fields", e.target}, {"step_size", e.steps[j]},
                       {"batch_size", n ? json(n) : json(nullptr)}};
         try {
           point.update(score(run(c, opt, registry), ref, registry));
