@@ -171,6 +171,14 @@ inline void print_summary_of_file(const std::string& path, std::ostream& os, boo
   print_summary(record, chains, os, as_json, stein);
 }
 
+/// "written: FILE, FILE, ..." for the files of `writers`.
+inline void print_written(const std::vector<std::unique_ptr<run::output::Writer>>& writers) {
+  std::string written;
+  for (const auto& w : writers)
+    for (const auto& f : w->files()) written += (written.empty() ? "" : ", ") + f;
+  std::cout << "written: " << written << '\n';
+}
+
 /// The writers of `--format` for output path `out` (JSON: `out` itself; Stan CSV: BASE_1.csv, ...;
 /// NetCDF: BASE.nc, where BASE is `out` without a ".json" ending).
 inline std::vector<std::unique_ptr<run::output::Writer>> writers_for(const std::string& out, const std::vector<std::string>& formats) {
@@ -405,12 +413,7 @@ inline int main(int argc, const char* const* argv, const run::Registry& registry
       std::vector<run::output::Writer*> writers;
       for (auto& w : files) writers.push_back(w.get());
       run::convert(convert_in, registry, writers);
-      if (!quiet) {
-        std::string written;
-        for (const auto& w : files)
-          for (const auto& f : w->files()) written += (written.empty() ? "" : ", ") + f;
-        std::cout << "written: " << written << '\n';
-      }
+      if (!quiet) detail::print_written(files);
       return 0;
     }
     if (*summary) {
@@ -428,10 +431,7 @@ inline int main(int argc, const char* const* argv, const run::Registry& registry
           if (report["ksd_before"][i].is_number())
             std::cout << fmt::format("chain {}: KSD {:.4g} over its draws, {:.4g} over the {} kept\n", i, report["ksd_before"][i].get<double>(),
                                      report["ksd_after"][i].get<double>(), thin_to);
-        std::string written;
-        for (const auto& w : files)
-          for (const auto& f : w->files()) written += (written.empty() ? "" : ", ") + f;
-        std::cout << "written: " << written << '\n';
+        detail::print_written(files);
       }
       return 0;
     }

@@ -56,9 +56,4 @@ struct ControlVariate {
   void exact_gradient(const Eigen::VectorXd& x, Eigen::VectorXd& g) const { base.exact_gradient(x, g); }
 };
 
-template <DataModel M>
-Minibatch<M>& minibatch_of(ControlVariate<M>& e) { return e.base; }
-template <DataModel M>
-const Minibatch<M>& minibatch_of(const ControlVariate<M>& e) { return e.base; }
-
 }  // namespace sgmcmc::models

@@ -174,5 +174,9 @@ template <DataModel M>
 Minibatch<M>& minibatch_of(Minibatch<M>& m) { return m; }
 template <DataModel M>
 const Minibatch<M>& minibatch_of(const Minibatch<M>& m) { return m; }
+/// An estimator built on a minibatch base it holds as `base` (ControlVariate, Saga).
+template <class E>
+  requires requires(E& e) { minibatch_of(e.base); }
+auto& minibatch_of(E& e) { return minibatch_of(e.base); }
 
 }  // namespace sgmcmc::models

@@ -114,9 +114,4 @@ struct Saga {
   void exact_gradient(const Eigen::VectorXd& x, Eigen::VectorXd& g) const { base.exact_gradient(x, g); }
 };
 
-template <DataModel M>
-Minibatch<M>& minibatch_of(Saga<M>& e) { return e.base; }
-template <DataModel M>
-const Minibatch<M>& minibatch_of(const Saga<M>& e) { return e.base; }
-
 }  // namespace sgmcmc::models

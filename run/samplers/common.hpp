@@ -156,4 +156,23 @@ struct StateJson<splitting::PhaseState> {
   }
 };
 
+/// A PhaseState with Metropolis–Hastings counters (hmc, amagold): its JSON form.
+template <class S>
+json write_metropolis_state(const S& s) {
+  json j = StateJson<splitting::PhaseState>::write(s);
+  j["accepted"] = s.accepted;
+  j["proposals"] = s.proposals;
+  j["divergent"] = s.divergent;
+  return j;
+}
+template <class S>
+void read_metropolis_state(S& s, const json& j, const std::string& path) {
+  Fields f(j, path);
+  StateJson<splitting::PhaseState>::read_fields(s, f);
+  s.accepted = state_count(f, "accepted");
+  s.proposals = state_count(f, "proposals");
+  s.divergent = state_count(f, "divergent");
+  f.finish();
+}
+
 }  // namespace sgmcmc::run

@@ -9,21 +9,10 @@ namespace sgmcmc::run {
 
 template <>
 struct StateJson<hmc::State> {
-  static json write(const hmc::State& s) {
-    json j = StateJson<splitting::PhaseState>::write(s);
-    j["accepted"] = s.accepted;
-    j["proposals"] = s.proposals;
-    j["divergent"] = s.divergent;
-    return j;
-  }
+  static json write(const hmc::State& s) { return write_metropolis_state(s); }
   static void read(hmc::State& s, const json& j, const std::string& path) {
-    Fields f(j, path);
-    StateJson<splitting::PhaseState>::read_fields(s, f);
+    read_metropolis_state(s, j, path);
     s.x_start = s.x;
-    s.accepted = state_count(f, "accepted");
-    s.proposals = state_count(f, "proposals");
-    s.divergent = state_count(f, "divergent");
-    f.finish();
   }
 };
 

@@ -4,6 +4,7 @@
 #include <doctest/doctest.h>
 
 #include "../support/cli.hpp"
+#include "sgld_gaussian.hpp"
 
 #include <cmath>
 #include <string>
@@ -21,14 +22,6 @@ fs::path scratch() {
   return dir;
 }
 
-/// SGLD on N(0, I₂) at step h, thinned so that 2000 draws per chain are nearly independent.
-json sgld_config(double h, std::uint64_t thin) {
-  return {{"sampler", {{"name", "sgld"}, {"step_size", h}}},
-          {"manifold", {{"name", "euclidean"}, {"dim", 2}}},
-          {"target", {{"name", "gaussian"}, {"mean", {0, 0}}, {"cov", 1}}},
-          {"steps", 1000 + 2000 * thin}, {"burn_in", 1000}, {"thin", thin}, {"chains", 4}, {"seed", 17}};
-}
-
 
 }  // namespace
 
@@ -36,7 +29,7 @@ TEST_CASE("thin: each chain cut to the M draws Stein thinning picks; the result 
   // Catches: picked draws written with another chain's or draw's values (the record's draws must be the
   // source's at the recorded indices), a thinned KSD no better than regular thinning, a thinned record
   // that resumes as if it were a chain.
-  const fs::path cfg = write_json(scratch(), "thin.json", sgld_config(0.5, 5));
+  const fs::path cfg = write_json(scratch(), "thin.json", sgld_gaussian_config(0.5, 5));
   const fs::path src = scratch() / "thin_run.json", out = scratch() / "thinned.json";
   REQUIRE(run_cli(scratch(), fmt::format("run -q '{}' -o '{}'", cfg.string(), src.string())).code == 0);
   const Result r = run_cli(scratch(), fmt::format("thin '{}' --to 40 -o '{}'", src.string(), out.string()));

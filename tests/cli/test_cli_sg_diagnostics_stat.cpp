@@ -4,6 +4,7 @@
 #include <doctest/doctest.h>
 
 #include "../support/cli.hpp"
+#include "sgld_gaussian.hpp"
 
 #include <cmath>
 #include <string>
@@ -21,13 +22,6 @@ fs::path scratch() {
   return dir;
 }
 
-/// SGLD on N(0, I₂) at step h, thinned so that 2000 draws per chain are nearly independent.
-json sgld_config(double h, std::uint64_t thin) {
-  return {{"sampler", {{"name", "sgld"}, {"step_size", h}}},
-          {"manifold", {{"name", "euclidean"}, {"dim", 2}}},
-          {"target", {{"name", "gaussian"}, {"mean", {0, 0}}, {"cov", 1}}},
-          {"steps", 1000 + 2000 * thin}, {"burn_in", 1000}, {"thin", thin}, {"chains", 4}, {"seed", 17}};
-}
 
 json stein_of(const fs::path& record) {
   const Result r = run_cli(scratch(), fmt::format("summary '{}' --stein --json", record.string()));
@@ -50,7 +44,7 @@ TEST_CASE("summary --stein: SGLD's configurational temperature is 1/(1 − h/2),
     const double h = point.first;  // not a structured binding: Clang 14 cannot capture one (CAPTURE)
     const std::uint64_t thin = point.second;
     CAPTURE(h);
-    const fs::path cfg = write_json(scratch(), fmt::format("sgld{}.json", k), sgld_config(h, thin));
+    const fs::path cfg = write_json(scratch(), fmt::format("sgld{}.json", k), sgld_gaussian_config(h, thin));
     const fs::path out = scratch() / fmt::format("sgld{}_run.json", k);
     REQUIRE(run_cli(scratch(), fmt::format("run -q '{}' -o '{}'", cfg.string(), out.string())).code == 0);
     const json stein = stein_of(out);
@@ -138,7 +132,7 @@ TEST_CASE("sweep: a grid scored against a reference from Stan CSV or a run recor
                     {"steps", 20500}, {"burn_in", 500}, {"chains", 4}, {"seed", 31}};
   const fs::path hmc_cfg = write_json(scratch(), "hmc.json", hmc), ref = scratch() / "ref.json";
   REQUIRE(run_cli(scratch(), fmt::format("run -q '{}' -o '{}' --format json,csv", hmc_cfg.string(), ref.string())).code == 0);
-  json grid = sgld_config(0.5, 5);
+  json grid = sgld_gaussian_config(0.5, 5);
   grid["sweep"] = {{"samplers", json::array({{{"name", "sgld"}}, {{"name", "sghmc"}, {"friction", 2}}})}, {"step_sizes", {0.05, 0.5}}};
   grid["steps"] = 1000 + 2000 * 20, grid["thin"] = 20;
   const fs::path cfg = write_json(scratch(), "sweep.json", grid), out = scratch() / "sweep_out.json", svg = scratch() / "sweep.svg";
