@@ -1,8 +1,12 @@
 #pragma once
-// Step-size schedules: constant h, or the polynomial decay h_t = a (b + t)^(-γ) under which SGLD's
-// stochastic-approximation theory holds for γ ∈ (0.5, 1] (Welling & Teh 2011, Eq. 2).
+// Step-size schedules: constant h, the polynomial decay h_t = a (b + t)^(-γ) under which SGLD's
+// stochastic-approximation theory holds for γ ∈ (0.5, 1] (Welling & Teh 2011, Eq. 2), or cosine cycles
+// of L steps, h_t = (a/2)[cos(π·mod(t, L)/L) + 1] (Zhang, Li, Zhang, Chen & Wilson 2020, cSG-MCMC,
+// Eq. 1 with k − 1 = t and L = ⌈K/M⌉): each cycle starts at a, large steps to explore, and shrinks
+// towards 0 to sample.
 #include <cmath>
 #include <cstdint>
+#include <numbers>
 #include <string>
 
 #include <fmt/format.h>
@@ -12,16 +16,18 @@
 namespace sgmcmc::schedule {
 
 struct StepSize {
-  enum class Kind { constant, polynomial } kind = Kind::constant;
+  enum class Kind { constant, polynomial, cyclical } kind = Kind::constant;
   double a = 0.0;      ///< the constant step, or the scale a of the decay
   double b = 1.0;      ///< offset b of the decay
   double gamma = 0.0;  ///< exponent γ of the decay
+  std::uint64_t cycle = 0;  ///< L, the cycle's length in steps (cyclical)
 
   // The factories never throw, so a sampler can be brace-initialised in one expression (a throwing
   // sub-expression there makes GCC 12 warn maybe-uninitialized on the cleanup path); samplers call
   // validate() in init().
-  static StepSize constant(double h) noexcept { return {Kind::constant, h, 1.0, 0.0}; }
-  static StepSize polynomial(double a, double b, double gamma) noexcept { return {Kind::polynomial, a, b, gamma}; }
+  static StepSize constant(double h) noexcept { return {Kind::constant, h, 1.0, 0.0, 0}; }
+  static StepSize polynomial(double a, double b, double gamma) noexcept { return {Kind::polynomial, a, b, gamma, 0}; }
+  static StepSize cyclical(double a, std::uint64_t length) noexcept { return {Kind::cyclical, a, 1.0, 0.0, length}; }
 
   void validate() const {
     if (kind == Kind::constant) {
@@ -29,12 +35,24 @@ struct StepSize {
       return;
     }
     require(std::isfinite(a) && a > 0, fmt::format("step_size.a: expected a positive number, got {}", a));
+    if (kind == Kind::cyclical) {
+      require(cycle >= 1, "step_size.cycle: expected an integer >= 1");
+      return;
+    }
     require(std::isfinite(b) && b > 0, fmt::format("step_size.b: expected a positive number, got {}", b));
     require(std::isfinite(gamma) && gamma >= 0, fmt::format("step_size.gamma: expected a number >= 0, got {}", gamma));
   }
   /// Step size of step t (t = 0 for the first step).
   double at(std::uint64_t t) const {
-    return kind == Kind::constant ? a : a * std::pow(b + static_cast<double>(t), -gamma);
+    switch (kind) {
+      case Kind::constant: return a;
+      case Kind::polynomial: return a * std::pow(b + static_cast<double>(t), -gamma);
+      case Kind::cyclical: {
+        const double r = static_cast<double>(t % cycle) / static_cast<double>(cycle);
+        return 0.5 * a * (std::cos(std::numbers::pi * r) + 1);
+      }
+    }
+    return a;
   }
 };
 

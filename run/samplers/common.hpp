@@ -27,8 +27,10 @@ inline schedule::StepSize parse_step_size(const json& j, const std::string& path
   } else if (kind == "polynomial") {
     s = schedule::StepSize::polynomial(f.number("a", Range::positive), f.number("b", 1.0, Range::positive),
                                        f.number("gamma", 0.55, Range::non_negative));
+  } else if (kind == "cyclical") {
+    s = schedule::StepSize::cyclical(f.number("a", Range::positive), f.count("cycle", 1));
   } else {
-    fail(f.at("schedule"), fmt::format("unknown schedule '{}' (known: constant, polynomial)", printable(kind)));
+    fail(f.at("schedule"), fmt::format("unknown schedule '{}' (known: constant, polynomial, cyclical)", printable(kind)));
   }
   f.finish();
   return s;
@@ -36,6 +38,7 @@ inline schedule::StepSize parse_step_size(const json& j, const std::string& path
 
 inline json step_size_json(const schedule::StepSize& s) {
   if (s.kind == schedule::StepSize::Kind::constant) return s.a;
+  if (s.kind == schedule::StepSize::Kind::cyclical) return {{"schedule", "cyclical"}, {"a", s.a}, {"cycle", s.cycle}};
   return {{"schedule", "polynomial"}, {"a", s.a}, {"b", s.b}, {"gamma", s.gamma}};
 }
 

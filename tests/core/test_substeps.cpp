@@ -388,5 +388,15 @@ TEST_CASE("step-size schedules") {
   CHECK(p.at(0) == doctest::Approx(0.1 * std::pow(10.0, -0.55)));
   CHECK(p.at(90) == doctest::Approx(0.1 * std::pow(100.0, -0.55)));
   CHECK(schedule::StepSize::constant(0.3).at(1000) == 0.3);
+  // Cyclical (cSG-MCMC Eq. 1, k − 1 = t): a at each cycle's start, a/2 half way, back to a after L steps.
+  // Catches a cycle indexed from 1, a half-period cosine (it would reach 0 half way), no restart.
+  const auto c = schedule::StepSize::cyclical(0.2, 100);
+  CHECK(c.at(0) == 0.2);
+  CHECK(c.at(50) == doctest::Approx(0.1).epsilon(1e-14));
+  CHECK(c.at(99) == doctest::Approx(0.1 * (std::cos(std::numbers::pi * 0.99) + 1)).epsilon(1e-14));
+  CHECK(c.at(99) < 0.0001);
+  CHECK(c.at(100) == 0.2);
+  CHECK(c.at(375) == c.at(75));
+  CHECK_THROWS_WITH_AS(schedule::StepSize::cyclical(0.2, 0).validate(), "step_size.cycle: expected an integer >= 1", Error);
   CHECK_THROWS_WITH_AS(schedule::StepSize::constant(-1).validate(), "step_size: expected a positive number, got -1", Error);
 }
