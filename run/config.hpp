@@ -37,6 +37,7 @@ inline constexpr std::uint64_t default_max_dimension = 10'000'000;
 
 namespace detail {
 inline void check_dimension(std::optional<Eigen::Index> dim, std::uint64_t cap, const char* path, const char* what) {
+  if (dim && *dim < 1) fail(path, fmt::format("{} with no coordinates (dimension {})", what, *dim));
   if (dim && static_cast<std::uint64_t>(*dim) > cap)
     fail(path, fmt::format("{} of dimension {} is above max_dimension {} (each state vector would take {:.3g} GB per "
                            "chain); set \"max_dimension\" in the config if you mean it",

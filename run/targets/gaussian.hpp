@@ -21,6 +21,8 @@ inline TargetEntry gaussian_target() {
             std::optional<Eigen::Index> own;  // the target's own dimension, if its fields fix one
             if (m && m->is_array()) own = static_cast<Eigen::Index>(m->size());
             else if (c && c->is_array()) own = static_cast<Eigen::Index>(c->size());
+            // An empty list would make a target of no coordinates (found by fuzz_config).
+            if (own && *own == 0) fail(f.at(m && m->is_array() ? "mean" : "cov"), "expected at least one coordinate, got an empty list");
             const Eigen::Index dim = own && !manifold.dim() ? *own : targets::manifold_dim(manifold);
             json out = {{"name", name}};
             Eigen::VectorXd mean = Eigen::VectorXd::Zero(dim);
