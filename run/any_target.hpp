@@ -4,6 +4,7 @@
 // its own between steps) detected once, by named concepts, when it is wrapped. Each sampler is built
 // once on AnyTarget (run/registry.hpp), and a user's own potential reaches the CLI by registration.
 // One indirect call per gradient evaluation; the model's own loops run inside it.
+#include <cmath>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -11,6 +12,7 @@
 #include <utility>
 
 #include <Eigen/Core>
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include <sgmcmc/concepts/potential.hpp>
@@ -59,7 +61,8 @@ class AnyTarget {
     if constexpr (SeparablePotential<P>) separable_ = grad_noise == 0.0 && static_cast<const Model<P>&>(*self_).p.is_separable();
   }
   AnyTarget(const AnyTarget& o)
-      : self_(o.self_ ? o.self_->clone() : nullptr), grad_noise_(o.grad_noise_), has_value_(o.has_value_),
+      : self_(o.self_ ? o.self_->clone() : nullptr), grad_noise_(o.grad_noise_), inverse_temperature_(o.inverse_temperature_),
+        has_value_(o.has_value_),
         has_noise_estimate_(o.has_noise_estimate_), has_state_(o.has_state_), dirichlet_(o.dirichlet_),
         separable_(o.separable_) {}
   AnyTarget(AnyTarget&&) noexcept = default;
@@ -70,6 +73,19 @@ class AnyTarget {
   AnyTarget& operator=(AnyTarget&&) noexcept = default;
 
   double grad_noise() const { return grad_noise_; }
+  /// The target at temperature T: U/T, its gradient and value scaled by 1/T (and the empirical-Fisher
+  /// variance by 1/T²), so that every sampler — Metropolis-corrected ones included — samples
+  /// ∝ exp(−U/T) (MATH.md §9 "Temperature"; T < 1 is the "cold posterior"). Added grad_noise is part of
+  /// the gradient it scales. Dirichlet-type targets hand samplers their concentrations instead of a
+  /// gradient and cannot be tempered this way.
+  AnyTarget tempered(double temperature) const {
+    require(std::isfinite(temperature) && temperature > 0, fmt::format("temperature: expected a positive number, got {}", temperature));
+    require(!dirichlet_ || temperature == 1.0, "temperature: a Dirichlet-type target gives its concentrations, not a gradient to scale");
+    AnyTarget t(*this);
+    t.inverse_temperature_ = inverse_temperature_ / temperature;
+    return t;
+  }
+  double temperature() const { return 1.0 / inverse_temperature_; }
   bool has_value() const { return has_value_; }                    ///< exact U and ∇U (MH samplers, metrics)
   bool has_noise_estimate() const { return has_noise_estimate_; }  ///< per-example gradients (empirical Fisher)
   bool has_state() const { return has_state_; }                    ///< a state saved with the chain
@@ -77,7 +93,11 @@ class AnyTarget {
   /// ∂_i U depends on x_i alone and the gradient draws nothing (SeparablePotential): samplers may
   /// compute it chunk by chunk inside their sweep, through one indirect call per chunk.
   bool is_separable() const { return separable_; }
-  void partial(Eigen::Index begin, Eigen::Index end, const double* x, double* g) const { self_->partial(begin, end, x, g); }
+  void partial(Eigen::Index begin, Eigen::Index end, const double* x, double* g) const {
+    self_->partial(begin, end, x, g);
+    if (inverse_temperature_ != 1.0)
+      for (Eigen::Index i = begin; i < end; ++i) g[i - begin] *= inverse_temperature_;
+  }
   /// A Dirichlet-type target with some α_i ≠ 1: its force is unbounded at the simplex faces.
   bool singular_at_faces() const { return dirichlet_ && self_->singular_at_faces(); }
 
@@ -88,6 +108,7 @@ class AnyTarget {
     static_assert(std::same_as<R, random::Stream>, "AnyTarget draws from the run layer's random::Stream");
     self_->gradient(x, g, rng);
     models::add_gradient_noise(g, grad_noise_, rng, noise_);
+    if (inverse_temperature_ != 1.0) g *= inverse_temperature_;
   }
   /// The stochastic gradient with its empirical-Fisher variance; additive gradient noise adds σ² to
   /// every coordinate's variance.
@@ -98,14 +119,19 @@ class AnyTarget {
     self_->gradient_and_variance(x, g, var, rng);
     models::add_gradient_noise(g, grad_noise_, rng, noise_);
     if (grad_noise_ > 0) var.array() += grad_noise_ * grad_noise_;
+    if (inverse_temperature_ != 1.0) {
+      g *= inverse_temperature_;
+      var *= inverse_temperature_ * inverse_temperature_;
+    }
   }
   double value(const Eigen::VectorXd& x) const {
     if (!has_value_) throw Error("/target/name: this target has no exact value (needed by MH-corrected samplers)");
-    return self_->value(x);
+    return inverse_temperature_ * self_->value(x);
   }
   void exact_gradient(const Eigen::VectorXd& x, Eigen::VectorXd& g) const {
     if (!has_value_) throw Error("/target/name: this target has no exact gradient (needed by MH-corrected samplers)");
     self_->exact_gradient(x, g);
+    if (inverse_temperature_ != 1.0) g *= inverse_temperature_;
   }
   template <class R>
   const Eigen::VectorXd& concentration(R& rng) const {
@@ -192,6 +218,7 @@ class AnyTarget {
   };
   std::unique_ptr<Concept> self_;
   double grad_noise_ = 0.0;
+  double inverse_temperature_ = 1.0;  ///< 1/T
   bool has_value_ = false, has_noise_estimate_ = false, has_state_ = false, dirichlet_ = false, separable_ = false;
   mutable Eigen::VectorXd noise_;  ///< scratch for the gradient noise (one target per chain)
 };

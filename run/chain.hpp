@@ -25,14 +25,66 @@
 
 namespace sgmcmc {
 
-/// Which steps keep a draw: step t (1-based) is kept when t > burn_in and (t - burn_in) % thin == 0.
+// 128-bit arithmetic for Retention's floor sums (__extension__: the type is a GCC/Clang extension).
+__extension__ typedef unsigned __int128 uint128_for_counts;
+
+/// Which steps keep a draw: step t (1-based) is kept when t > burn_in, (t - burn_in) % thin == 0 and,
+/// under a cyclical schedule with exploration stages, step t - 1 (0-based) is not one of the first
+/// `explore_steps` of its cycle of `cycle` steps (schedule::StepSize::explores).
 struct Retention {
   std::uint64_t burn_in = 0;
   std::uint64_t thin = 1;
-  bool keeps(std::uint64_t t) const { return t > burn_in && (t - burn_in) % thin == 0; }
+  std::uint64_t cycle = 0;          ///< L of a cyclical schedule with exploration (0: none)
+  std::uint64_t explore_steps = 0;  ///< E < L: the steps that open each cycle and keep nothing
+  bool explores(std::uint64_t t) const { return explore_steps > 0 && cycle > 0 && (t - 1) % cycle < explore_steps; }
+  bool keeps(std::uint64_t t) const { return t > burn_in && (t - burn_in) % thin == 0 && !explores(t); }
+  /// Draws kept by the end of step t, in O(log) time whatever t: with exploration stages, the count of
+  /// i < K = (t − burn_in)/thin with mod(c + i·thin, L) ≥ E, c = burn_in + thin − 1, is
+  /// Σ⌊(c + L − E + i·thin)/L⌋ − Σ⌊(c + i·thin)/L⌋ (each term of the difference is 1 or 0). The sums are
+  /// taken modulo 2¹²⁸; their difference, at most K, is exact.
+  std::uint64_t kept_by(std::uint64_t t) const {
+    const std::uint64_t k = t > burn_in ? (t - burn_in) / thin : 0;
+    if (explore_steps == 0 || cycle == 0 || k == 0) return k;
+    const uint128_for_counts c = uint128_for_counts{burn_in} + thin - 1;
+    return static_cast<std::uint64_t>(floor_sum(k, cycle, thin, c + cycle - explore_steps) - floor_sum(k, cycle, thin, c));
+  }
+  /// The first step by which `count` draws are kept (the largest step count if none is).
+  std::uint64_t step_keeping(std::uint64_t count) const {
+    constexpr std::uint64_t last = std::numeric_limits<std::uint64_t>::max();
+    if (count == 0) return 0;
+    if (kept_by(last) < count) return last;
+    std::uint64_t lo = 0, hi = last;  // kept_by(lo) < count <= kept_by(hi)
+    while (hi - lo > 1) {
+      const std::uint64_t mid = lo + (hi - lo) / 2;
+      (kept_by(mid) >= count ? hi : lo) = mid;
+    }
+    return hi;
+  }
   /// Keeps no draw (a run whose observers use the current point themselves: nothing is stored or
   /// described).
   static constexpr Retention none() { return {std::numeric_limits<std::uint64_t>::max(), 1}; }
+
+ private:
+  /// Σ_{i<n} ⌊(a·i + b)/m⌋ modulo 2¹²⁸ (the Euclidean-like reduction of AtCoder Library's floor_sum).
+  using u128 = uint128_for_counts;
+  static u128 floor_sum(u128 n, u128 m, u128 a, u128 b) {
+    u128 sum = 0;
+    for (;;) {
+      if (a >= m) {
+        sum += (n % 2 == 0 ? (n / 2) * (n - 1) : n * ((n - 1) / 2)) * (a / m);
+        a %= m;
+      }
+      if (b >= m) {
+        sum += n * (b / m);
+        b %= m;
+      }
+      const u128 y = a * n + b;
+      if (y < m) return sum;
+      n = y / m;
+      b = y % m;
+      std::swap(m, a);
+    }
+  }
 };
 
 /// Running totals of a chain's step statistics: its diagnostics, saved with the chain so that a

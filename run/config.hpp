@@ -11,6 +11,7 @@
 #include <sgmcmc/manifolds/euclidean.hpp>
 #include <sgmcmc/run/fields.hpp>
 #include <sgmcmc/run/registry.hpp>
+#include <sgmcmc/run/samplers/common.hpp>
 
 namespace sgmcmc::run {
 
@@ -21,6 +22,7 @@ struct RunConfig {
   std::uint64_t steps = 1000;
   std::uint64_t burn_in = 0;
   std::uint64_t thin = 1;
+  Retention retention;                ///< burn_in, thin, and a cyclical schedule's exploration stages
   std::uint64_t chains = 1;
   std::uint64_t seed = 0;
   bool log_density = false;           ///< record lp = −U(x) with each kept draw (the target's exact value)
@@ -42,6 +44,18 @@ inline void check_dimension(std::optional<Eigen::Index> dim, std::uint64_t cap, 
     fail(path, fmt::format("{} of dimension {} is above max_dimension {} (each state vector would take {:.3g} GB per "
                            "chain); set \"max_dimension\" in the config if you mean it",
                            what, *dim, cap, 8e-9 * static_cast<double>(*dim)));
+}
+
+/// Sets the target to temperature T (`sampler.temperature`: every sampler samples ∝ exp(−U/T)). A
+/// target that resamples a block of its own by Gibbs steps (bnn, bpmf precisions) would leave that
+/// block at T = 1, so it is refused there.
+inline void temper(TargetChoice& target, double temperature, const std::string& path) {
+  if (target.target.is_dirichlet_type())
+    fail(path, fmt::format("target '{}' gives samplers its concentrations, not a gradient to scale by 1/T", target.kind));
+  if (target.resolved.value("gibbs_every", std::uint64_t{0}) > 0)
+    fail(path, fmt::format("target '{}' resamples its precisions by Gibbs steps at temperature 1; set \"gibbs_every\": 0 in "
+                           "the target (fixed precisions) to temper it", target.kind));
+  target.target = target.target.tempered(temperature);
 }
 }  // namespace detail
 
@@ -81,16 +95,28 @@ inline RunConfig parse_config(const json& j, const Registry& registry) {
     c.manifold.resolved = {{"name", "euclidean"}, {"dim", *c.target.natural_dim}};
     c.manifold.deferred = false;
   }
-  {
-    Fields s(f.get("sampler"), "/sampler");
-    const std::string name = s.string("name");
-    c.sampler = registry.sampler(name, s.at("name")).parse(s, c.manifold, c.target);
-    s.finish();
-  }
-  const Eigen::Index dim = c.manifold.manifold.ambient_size();
   c.steps = f.count("steps", 1000, 0);
   c.burn_in = f.count("burn_in", 0, 0);
   c.thin = f.count("thin", 1, 1);
+  {
+    json section = f.get("sampler");
+    with_run_length(section, c.steps, c.burn_in);
+    Fields s(section, "/sampler");
+    const std::string name = s.string("name");
+    const double temperature = s.number("temperature", 1.0, Range::positive);
+    if (temperature != 1.0) detail::temper(c.target, temperature, s.at("temperature"));
+    c.sampler = registry.sampler(name, s.at("name")).parse(s, c.manifold, c.target);
+    s.finish();
+    if (temperature != 1.0) c.sampler.resolved["temperature"] = temperature;
+    c.retention = Retention{c.burn_in, c.thin};
+    // A cyclical schedule's exploration stages keep no draw (cSG-MCMC: draws only while sampling).
+    if (const json& h = c.sampler.resolved.value("step_size", json()); h.is_object() && h.value("schedule", json()) == "cyclical") {
+      const schedule::StepSize cyclical = parse_step_size(h, "/sampler/step_size");
+      c.retention.cycle = cyclical.cycle;
+      c.retention.explore_steps = cyclical.explore_steps();
+    }
+  }
+  const Eigen::Index dim = c.manifold.manifold.ambient_size();
   c.chains = f.count("chains", 1, 1);
   if (c.chains > 4096) fail("/chains", fmt::format("expected at most 4096 chains, got {}", c.chains));
   c.seed = f.count("seed", 0, 0);

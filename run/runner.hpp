@@ -109,18 +109,9 @@ inline void advance_all(parallel::WorkerPool& pool, std::vector<std::unique_ptr<
   pool.for_each(chains.size(), work);
 }
 
-/// Draws kept by the end of global step t.
-inline std::uint64_t kept_by(std::uint64_t t, const Retention& keep) {
-  return t > keep.burn_in ? (t - keep.burn_in) / keep.thin : 0;
-}
-
-/// The global step at which a chain that has kept k draws keeps `more` more (saturating).
-inline std::uint64_t step_keeping(std::uint64_t k, std::uint64_t more, const Retention& keep) {
-  std::uint64_t steps = 0, total = 0;
-  if (__builtin_add_overflow(k, more, &total) || __builtin_mul_overflow(total, keep.thin, &steps) ||
-      __builtin_add_overflow(steps, keep.burn_in, &steps))
-    return std::numeric_limits<std::uint64_t>::max();
-  return steps;
+inline std::uint64_t saturating_add(std::uint64_t a, std::uint64_t b) {
+  std::uint64_t sum = 0;
+  return __builtin_add_overflow(a, b, &sum) ? std::numeric_limits<std::uint64_t>::max() : sum;
 }
 
 /// What every writer needs before the first draw, for chains built from `c`.
@@ -135,7 +126,7 @@ inline output::RunHeader header_of(const RunConfig& c, const AnyChain& chain, st
   for (Statistic s : all_statistics)
     if (chain.statistics().has(s)) h.statistics.push_back(s);
   h.has_lp = c.log_density;
-  h.expected_draws = kept_by(total_steps, Retention{c.burn_in, c.thin});
+  h.expected_draws = c.retention.kept_by(total_steps);
   h.library_version = sgmcmc::version;
   return h;
 }
@@ -148,7 +139,7 @@ inline std::vector<ChainStatus> advance_streaming(std::vector<std::unique_ptr<An
                                                   const output::RunHeader& header,
                                                   std::span<output::Writer* const> writers, std::vector<std::uint64_t>& kept,
                                                   bool& interrupted) {
-  const Retention keep{c.burn_in, c.thin};
+  const Retention keep = c.retention;
   const std::size_t n = chains.size();
   std::vector<ChainStatus> status(n);
   std::vector<Draws> draws(n);
@@ -172,7 +163,7 @@ inline std::vector<ChainStatus> advance_streaming(std::vector<std::unique_ptr<An
   for (;;) {
     bool any = false;
     for (std::size_t i = 0; i < n; ++i) {
-      const std::uint64_t next = std::min(end[i], std::max(at[i] + 1, step_keeping(kept_by(at[i], keep), rows_per_round, keep)));
+      const std::uint64_t next = std::min(end[i], std::max(at[i] + 1, keep.step_keeping(saturating_add(keep.kept_by(at[i]), rows_per_round))));
       round[i] = status[i].ok() && at[i] < end[i] ? next - at[i] : 0;
       any = any || round[i] > 0;
     }
@@ -339,7 +330,7 @@ inline bool config_changed(const json& record, const Options& opt) {
 // burn_in and thin keep (draws deleted or added; an impossible steps_done).
 inline void check_restored(const json& record, const RunConfig& c, const std::vector<std::unique_ptr<AnyChain>>& chains,
                            const std::vector<std::uint64_t>& draws, bool config_changed) {
-  const Retention keep{c.burn_in, c.thin};
+  const Retention keep = c.retention;
   for (std::size_t i = 0; i < chains.size(); ++i) {
     const json& ch = record["chains"][i];
     const std::string p = fmt::format("/chains/{}", i);
@@ -357,7 +348,7 @@ inline void check_restored(const json& record, const RunConfig& c, const std::ve
     if (const double d = c.manifold.manifold.distance_to(x); !(d <= resume_manifold_tolerance))
       fail(p + "/state", fmt::format("the saved position is {:.3g} off the {} manifold (tolerance {:g}): the state was edited or "
                                      "corrupted", d, c.manifold.kind, resume_manifold_tolerance));
-    const std::uint64_t steps = chains[i]->steps_done(), expected = kept_by(steps, keep);
+    const std::uint64_t steps = chains[i]->steps_done(), expected = keep.kept_by(steps);
     if (draws[i] != expected)
       fail(p + "/draws", fmt::format("the record holds {} draws for chain {}, but {} steps with burn_in {} and thin {} keep {}: "
                                      "draws were deleted or added, or steps_done was edited", draws[i], i, steps, keep.burn_in,

@@ -52,7 +52,8 @@ struct Sampler {
     potential.gradient(s.x, s.gradient, rng);
     ++s.gradient_evals;
     rng.normals(s.step);
-    s.step = std::sqrt(var) * s.step - h * s.gradient;
+    // noise_at(t) = 0 in a cyclical schedule's exploration stage: an SGD step (cSG-MCMC §3).
+    s.step = (std::sqrt(var) * step_size.noise_at(t)) * s.step - h * s.gradient;
     manifold.project(s.x, s.step);
     const std::uint64_t reflections = manifold.flow(s.x, s.step, 1.0);
     s.reflections += reflections;

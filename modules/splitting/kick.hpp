@@ -59,7 +59,7 @@ class BOBKick {
  public:
   BOBKick(PhaseState& s, const P& potential, R& rng, KickCoefficients k, bool inline_gradient,
           simd::Isa isa = simd::best_isa())
-      : s_(s), potential_(potential), rng_(rng), k_(k), inline_gradient_(inline_gradient),
+      : s_(s), potential_(potential), rng_(rng), k_(with_noise_scale(k, s.noise_scale)), inline_gradient_(inline_gradient),
         wide_(SGMCMC_ISA_DISPATCH && isa != simd::Isa::generic) {}
   BOBKick(const BOBKick&) = delete;  // held by reference in a ChunkKick
   BOBKick& operator=(const BOBKick&) = delete;
@@ -75,6 +75,10 @@ class BOBKick {
   }
 
  private:
+  static KickCoefficients with_noise_scale(KickCoefficients k, double scale) {
+    k.sd *= scale;
+    return k;
+  }
   SGMCMC_FORCE_INLINE void chunk(Eigen::Index b, Eigen::Index len) {
     SGMCMC_NO_CONTRACT
     alignas(64) double noise[kick_chunk];
@@ -148,7 +152,7 @@ void kick_diagonal(const M& manifold, PhaseState& s, const P& potential, double 
   potential.gradient(s.x, s.gradient, rng);
   ++s.gradient_evals;
   rng.normals(s.noise);
-  s.v.array() += ((2.0 * t) * c.array() - noise_estimate * t * t).sqrt() * s.noise.array() - t * s.gradient.array();
+  s.v.array() += (((2.0 * t) * c.array() - noise_estimate * t * t).sqrt() * s.noise_scale) * s.noise.array() - t * s.gradient.array();
   manifold.project(s.x, s.v);
 }
 
@@ -166,7 +170,7 @@ void kick_empirical(const M& manifold, PhaseState& s, const P& potential, double
   for (Eigen::Index i = 0; i < s.v.size(); ++i) {
     const double var = 2.0 * c * t - s.noise_variance[i] * t * t;
     if (var < 0) ++s.clipped;
-    s.v[i] += std::sqrt(std::max(var, 0.0)) * s.noise[i] - t * s.gradient[i];
+    s.v[i] += (std::sqrt(std::max(var, 0.0)) * s.noise_scale) * s.noise[i] - t * s.gradient[i];
   }
   manifold.project(s.x, s.v);
 }

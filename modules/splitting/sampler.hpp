@@ -12,6 +12,11 @@
 
 namespace sgmcmc::splitting {
 
+/// A state whose injected noise the sampler can scale per step (PhaseState: the splitting kicks read
+/// `noise_scale`): what a cyclical schedule's noise-free exploration stage needs.
+template <class S>
+concept NoiseScaledState = requires(S& s) { s.noise_scale = 1.0; };
+
 template <Dynamics D>
 struct Sampler {
   using State = typename D::State;
@@ -23,6 +28,8 @@ struct Sampler {
   template <class R>
   State init(Eigen::VectorXd x0, R& rng) const {
     step_size.validate();
+    require(NoiseScaledState<State> || step_size.explore_steps() == 0,
+            "step_size.explore: this dynamics' state has no noise_scale, so it cannot take noise-free exploration steps");
     return dynamics.init(std::move(x0), rng);
   }
 
@@ -31,6 +38,7 @@ struct Sampler {
     requires PotentialFor<P, R>
   StepInfo step(State& s, const P& potential, R& rng, std::uint64_t t) const {
     const double h = step_size.at(t);
+    if constexpr (NoiseScaledState<State>) s.noise_scale = step_size.noise_at(t);
     const std::uint64_t evals0 = s.gradient_evals, reflections0 = s.reflections;
     splitting::step(dynamics, scheme, s, potential, h, rng);
     return {.step_size = h, .gradient_evals = s.gradient_evals - evals0, .reflections = s.reflections - reflections0};

@@ -1,6 +1,6 @@
 #pragma once
 // Registry entry for AMAGOLD (Zhang, Cooper & De Sa 2020; samplers/amagold.hpp): SGHMC with an
-// amortised Metropolis–Hastings test every `window` steps, on any manifold.
+// amortised Metropolis–Hastings test every `mh_every` steps, on any manifold.
 #include <sgmcmc/run/samplers/common.hpp>
 #include <sgmcmc/samplers/amagold.hpp>
 
@@ -15,9 +15,9 @@ struct StateJson<amagold::State> {
   }
 };
 
-/// {"name": "amagold", "step_size": h, "friction": β (default 1), "window": T (default 10)}
+/// {"name": "amagold", "step_size": h, "friction": β (default 1), "mh_every": T (default 10)}
 inline SamplerEntry amagold_sampler() {
-  return {{"amagold"}, "SGHMC with an amortised Metropolis–Hastings test every window steps (AMAGOLD): exact at any step size",
+  return {{"amagold"}, "SGHMC with an amortised Metropolis–Hastings test every mh_every steps (AMAGOLD): exact at any step size",
           [](Fields& f, const ManifoldChoice&, const TargetChoice& target) {
             refuse_singular_dirichlet(f, target);
             json out = {{"name", f.string("name")}};
@@ -37,12 +37,12 @@ inline SamplerEntry amagold_sampler() {
                                              "estimator's depend on it (use minibatch or control_variate)", e));
             const auto step = read_step_size(f, out);
             const double friction = f.number("friction", 1.0, Range::non_negative);
-            const auto window = f.count("window", 10, 1);
-            if (window > 1'000'000) fail(f.at("window"), fmt::format("expected at most 1000000, got {}", window));
+            const auto mh_every = f.count("mh_every", 10, 1);
+            if (mh_every > 1'000'000) fail(f.at("mh_every"), fmt::format("expected at most 1000000, got {}", mh_every));
             out["friction"] = friction;
-            out["window"] = window;
+            out["mh_every"] = mh_every;
             return SamplerChoice{"amagold", out, [=](const AnyManifold& m, const AnyTarget& tg, Eigen::VectorXd x0, random::Stream rng) {
-                                   return chain_of(amagold::Sampler<AnyManifold>{m, step, friction, static_cast<int>(window)}, tg, std::move(x0), rng);
+                                   return chain_of(amagold::Sampler<AnyManifold>{m, step, friction, static_cast<int>(mh_every)}, tg, std::move(x0), rng);
                                  }};
           }};
 }

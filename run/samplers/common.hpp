@@ -16,8 +16,10 @@
 
 namespace sgmcmc::run {
 
-/// step_size: a positive number, or {"schedule": "polynomial", "a": ..., "b": ..., "gamma": ...}.
-inline schedule::StepSize parse_step_size(const json& j, const std::string& path) {
+/// step_size: a positive number, {"schedule": "polynomial", "a": ..., "b": ..., "gamma": ...}, or
+/// {"schedule": "cyclical", "a": h0, "cycle": L, "explore": β} (a config's `cycles` M becomes L = ⌈K/M⌉
+/// before this: with_run_length). `explore` > 0 only where the sampler can take noise-free steps.
+inline schedule::StepSize parse_step_size(const json& j, const std::string& path, const char* sampler_name = nullptr) {
   if (j.is_number()) return schedule::StepSize::constant(as_number(j, path, Range::positive));
   Fields f(j, path);
   const std::string kind = f.string("schedule");
@@ -28,7 +30,18 @@ inline schedule::StepSize parse_step_size(const json& j, const std::string& path
     s = schedule::StepSize::polynomial(f.number("a", Range::positive), f.number("b", 1.0, Range::positive),
                                        f.number("gamma", 0.55, Range::non_negative));
   } else if (kind == "cyclical") {
-    s = schedule::StepSize::cyclical(f.number("a", Range::positive), f.count("cycle", 1));
+    const double a = f.number("a", Range::positive);
+    if (f.find("cycles") && !f.find("cycle"))
+      fail(f.at("cycles"), "cycles M needs the run's steps K (L = ⌈K/M⌉): give the config's \"steps\", or the cycle length \"cycle\"");
+    const std::uint64_t cycle = f.count("cycle", 1);
+    if (f.find("cycles")) (void)f.count("cycles", 1);  // recorded from the config; L is what runs
+    const double explore = f.number("explore", 0.0, Range::non_negative);
+    if (explore >= 1) fail(f.at("explore"), fmt::format("expected a fraction in [0, 1), got {}", explore));
+    if (explore > 0 && sampler_name)
+      fail(f.at("explore"), fmt::format("'{}' has no noise-free exploration stage (sgld, psgld and sghmc have)", sampler_name));
+    s = schedule::StepSize::cyclical(a, cycle, explore);
+    if (s.explore_steps() >= cycle)
+      fail(f.at("explore"), fmt::format("{} of a cycle of {} steps leaves no step to sample", explore, cycle));
   } else {
     fail(f.at("schedule"), fmt::format("unknown schedule '{}' (known: constant, polynomial, cyclical)", printable(kind)));
   }
@@ -38,15 +51,55 @@ inline schedule::StepSize parse_step_size(const json& j, const std::string& path
 
 inline json step_size_json(const schedule::StepSize& s) {
   if (s.kind == schedule::StepSize::Kind::constant) return s.a;
-  if (s.kind == schedule::StepSize::Kind::cyclical) return {{"schedule", "cyclical"}, {"a", s.a}, {"cycle", s.cycle}};
+  if (s.kind == schedule::StepSize::Kind::cyclical) {
+    json j = {{"schedule", "cyclical"}, {"a", s.a}, {"cycle", s.cycle}};
+    if (s.explore > 0) j["explore"] = s.explore;
+    return j;
+  }
   return {{"schedule", "polynomial"}, {"a", s.a}, {"b", s.b}, {"gamma", s.gamma}};
 }
 
+/// Whether a sampler can run a cyclical schedule's exploration stage (noise-free steps).
+enum class Exploration { refused, supported };
+
 /// Reads the required `step_size` into `out`'s record section.
-inline schedule::StepSize read_step_size(Fields& f, json& out) {
-  const schedule::StepSize s = parse_step_size(f.get("step_size"), f.at("step_size"));
+inline schedule::StepSize read_step_size(Fields& f, json& out, Exploration e = Exploration::refused) {
+  const std::string name = printable(f.string("name"));
+  const schedule::StepSize s =
+      parse_step_size(f.get("step_size"), f.at("step_size"), e == Exploration::supported ? nullptr : name.c_str());
   out["step_size"] = step_size_json(s);
   return s;
+}
+
+/// The parts of a sampler section that depend on the run's length, made explicit before the section is
+/// parsed, so that the record (and a run resumed for more steps) keeps what ran:
+/// - a cyclical step size's `cycles` M becomes its cycle length `cycle` L = ⌈K/M⌉ over the run's K
+///   steps (cSG-MCMC Eq. 1);
+/// - `"preconditioner": "diagonal"` becomes `{"adapt_steps": burn_in}` (estimated during burn-in:
+///   run/samplers/preconditioned.hpp), and `"none"` is dropped.
+inline void with_run_length(json& sampler, std::uint64_t steps, std::uint64_t burn_in) {
+  if (!sampler.is_object()) return;
+  if (auto p = sampler.find("preconditioner"); p != sampler.end() && p->is_string()) {
+    if (*p == "none") {
+      sampler.erase(p);
+    } else if (*p == "diagonal") {
+      if (burn_in < 2)
+        fail("/sampler/preconditioner", fmt::format("the diagonal preconditioner is estimated during burn-in, and burn_in is {}: set "
+                                                    "\"burn_in\" (e.g. a tenth of the steps), or give {{\"adapt_steps\": K}} or "
+                                                    "{{\"scale\": [...]}}", burn_in));
+      *p = json{{"adapt_steps", burn_in}};
+    } else {
+      fail("/sampler/preconditioner", fmt::format("expected \"none\", \"diagonal\", {{\"adapt_steps\": K}} or {{\"scale\": [...]}}, got {}",
+                                                  describe(*p)));
+    }
+  }
+  auto s = sampler.find("step_size");
+  if (s == sampler.end() || !s->is_object() || !s->contains("cycles") || s->contains("cycle") ||
+      s->value("schedule", json()) != "cyclical")
+    return;
+  const std::uint64_t m = as_count((*s)["cycles"], "/sampler/step_size/cycles", 1);
+  if (steps > 0 && m > steps) fail("/sampler/step_size/cycles", fmt::format("{} cycles in a run of {} steps", m, steps));
+  (*s)["cycle"] = steps == 0 ? std::uint64_t{1} : (steps + m - 1) / m;
 }
 
 /// The splitting scheme (`scheme`, default aboba).

@@ -1,8 +1,10 @@
 #pragma once
-// The `precondition` field of the flat-space samplers (sgld, sghmc, hmc): a fixed diagonal
+// The `preconditioner` field of the flat-space samplers (sgld, sghmc): a fixed diagonal
 // preconditioner estimated during a warm-up (samplers/preconditioned.hpp), and its state's JSON form.
-//   "precondition": {"adapt_steps": K}   s estimated from ∇Ũ⊙∇Ũ over steps K/2 … K−1, then fixed;
-//   "precondition": {"scale": [s_1, …]}  s given.
+//   "preconditioner": "none"                (default)
+//   "preconditioner": "diagonal"            estimated during burn-in: {"adapt_steps": burn_in}
+//   "preconditioner": {"adapt_steps": K}    s estimated from ∇Ũ⊙∇Ũ over steps K/2 … K−1, then fixed;
+//   "preconditioner": {"scale": [s_1, …]}   s given.
 #include <cstdint>
 #include <string>
 
@@ -30,7 +32,7 @@ struct StateJson<preconditioned::State<Inner>> {
   }
 };
 
-/// The parsed `precondition` section: none, a warm-up of K steps, or a given scale.
+/// The parsed `preconditioner` section: none, a warm-up of K steps, or a given scale.
 struct PreconditionChoice {
   bool enabled = false;
   std::uint64_t adapt_steps = 0;
@@ -39,20 +41,20 @@ struct PreconditionChoice {
 
 inline PreconditionChoice read_precondition(Fields& f, json& out, const ManifoldChoice& manifold, const std::string& name) {
   PreconditionChoice p;
-  const json* j = f.find("precondition");
+  const json* j = f.find("preconditioner");
   if (!j) return p;
   if (manifold.kind != "euclidean")
-    fail(f.at("precondition"), fmt::format("a diagonal preconditioner rescales coordinates: '{}' takes it on euclidean only", name));
-  Fields pf(*j, f.at("precondition"));
+    fail(f.at("preconditioner"), fmt::format("a diagonal preconditioner rescales coordinates: '{}' takes it on euclidean only", name));
+  Fields pf(*j, f.at("preconditioner"));
   p.enabled = true;
   if (const json* s = pf.find("scale")) {
     if (pf.find("adapt_steps")) fail(pf.at("adapt_steps"), "give either adapt_steps or scale, not both");
     p.scale = as_vector(*s, pf.at("scale"), manifold.dim().value_or(-1));
     if (!(p.scale.array() > 0).all() || !p.scale.allFinite()) fail(pf.at("scale"), "expected positive numbers");
-    out["precondition"] = {{"scale", vector_json(p.scale)}};
+    out["preconditioner"] = {{"scale", vector_json(p.scale)}};
   } else {
     p.adapt_steps = pf.count("adapt_steps", 1);
-    out["precondition"] = {{"adapt_steps", p.adapt_steps}};
+    out["preconditioner"] = {{"adapt_steps", p.adapt_steps}};
   }
   pf.finish();
   return p;
@@ -64,7 +66,7 @@ std::unique_ptr<AnyChain> chain_preconditioned(const PreconditionChoice& p, S sa
                                                random::Stream rng) {
   if (!p.enabled) return chain_of(std::move(sampler), target, std::move(x0), rng);
   if (p.scale.size() != 0 && p.scale.size() != x0.size())
-    throw Error(fmt::format("/sampler/precondition/scale: expected {} numbers, got {}", x0.size(), p.scale.size()));
+    throw Error(fmt::format("/sampler/preconditioner/scale: expected {} numbers, got {}", x0.size(), p.scale.size()));
   return chain_of(preconditioned::Sampler<S>{std::move(sampler), p.adapt_steps, p.scale}, target, std::move(x0), rng);
 }
 

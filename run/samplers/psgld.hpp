@@ -21,21 +21,22 @@ struct StateJson<psgld::State> {
   }
 };
 
-/// {"name": "psgld", "step_size": h, "alpha": α (default 0.99), "lambda": λ (default 1e-5), "adapt_steps": K
+/// {"name": "psgld", "step_size": h, "alpha": α (default 0.99), "lambda": λ (default 1e-5), "gamma_term": Γ added (default false), "adapt_steps": K
 ///  (default 0: V adapts throughout; K > 0: frozen after K steps, a fixed diagonal preconditioner)}
 inline SamplerEntry psgld_sampler() {
   return {{"psgld"}, "preconditioned SGLD (RMSprop diagonal preconditioner) on euclidean",
           [](Fields& f, const ManifoldChoice& manifold, const TargetChoice&) {
             require_euclidean(f, manifold, "psgld");
             json out = {{"name", f.string("name")}};
-            const auto step = read_step_size(f, out);
+            const auto step = read_step_size(f, out, Exploration::supported);
             const double alpha = f.number("alpha", 0.99, Range::non_negative);
             if (alpha >= 1) fail(f.at("alpha"), fmt::format("expected a number in [0, 1), got {}", alpha));
             const double lambda = f.number("lambda", 1e-5, Range::positive);
             const auto adapt = f.count("adapt_steps", 0, 0);
-            out.update({{"alpha", alpha}, {"lambda", lambda}, {"adapt_steps", adapt}});
+            const bool gamma_term = f.boolean("gamma_term", false);
+            out.update({{"alpha", alpha}, {"lambda", lambda}, {"adapt_steps", adapt}, {"gamma_term", gamma_term}});
             return SamplerChoice{"psgld", out, [=](const AnyManifold& m, const AnyTarget& t, Eigen::VectorXd x0, random::Stream rng) {
-                                   return chain_of(psgld::Sampler{m.ambient_size(), step, alpha, lambda, adapt}, t, std::move(x0), rng);
+                                   return chain_of(psgld::Sampler{m.ambient_size(), step, alpha, lambda, adapt, gamma_term}, t, std::move(x0), rng);
                                  }};
           }};
 }

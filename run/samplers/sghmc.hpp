@@ -35,7 +35,7 @@ inline SamplerEntry sghmc_sampler() {
               require_independent_batches(f.at("beta_hat"), target, noise.value, false);
               out.update({{"learning_rate", eta}, {"momentum_decay", alpha}, {"beta_hat", beta}});
             } else {
-              step = read_step_size(f, out);
+              step = read_step_size(f, out, Exploration::supported);
               noise = read_noise_estimate(f, out, target, true);
               if (const json* c = f.find("friction")) {
                 if (c->is_array()) {
@@ -55,7 +55,7 @@ inline SamplerEntry sghmc_sampler() {
             const auto scheme = read_scheme(f, out);
             const auto pre = read_precondition(f, out, manifold, "sghmc");
             if (pre.enabled && noise.empirical_fisher)
-              fail(f.at("precondition"), "empirical_fisher estimates the noise of the unscaled gradient: give a number with a preconditioner");
+              fail(f.at("preconditioner"), "empirical_fisher estimates the noise of the unscaled gradient: give a number with a preconditioner");
             return SamplerChoice{"sghmc", out, [=](const AnyManifold& m, const AnyTarget& t, Eigen::VectorXd x0, random::Stream rng) {
                                    const sghmc::Sampler<AnyManifold> s{{m, friction, noise.value, noise.empirical_fisher}, scheme, step};
                                    return chain_preconditioned(pre, s, t, std::move(x0), rng);

@@ -21,13 +21,13 @@ struct StateJson<sgld::State> {
   }
 };
 
-/// {"name": "sgld", "step_size": h, "noise_estimate": V̂, "precondition": {...} (run/samplers/preconditioned.hpp)}
+/// {"name": "sgld", "step_size": h, "noise_estimate": V̂, "preconditioner": {...} (run/samplers/preconditioned.hpp)}
 inline SamplerEntry sgld_sampler() {
   return {{"sgld"}, "stochastic gradient Langevin dynamics (geodesic on a manifold)",
           [](Fields& f, const ManifoldChoice& manifold, const TargetChoice& target) {
             refuse_singular_dirichlet(f, target);
             json out = {{"name", f.string("name")}};
-            const auto step = read_step_size(f, out);
+            const auto step = read_step_size(f, out, Exploration::supported);
             const auto noise = read_noise_estimate(f, out, target, false);
             const auto pre = read_precondition(f, out, manifold, "sgld");
             return SamplerChoice{"sgld", out, [=](const AnyManifold& m, const AnyTarget& t, Eigen::VectorXd x0, random::Stream rng) {

@@ -70,9 +70,9 @@ TEST_CASE("resume N steps after N steps equals 2N steps, sample for sample, for 
       {{"name", "hmc"}, {"step_size", 0.2}, {"leapfrog_steps", 4}},
       {{"name", "psgld"}, {"step_size", 0.05}, {"alpha", 0.9}},  // its RMSprop average V is state too
       {{"name", "sghmc"}, {"step_size", {{"schedule", "cyclical"}, {"a", 0.2}, {"cycle", 250}}}},
-      {{"name", "amagold"}, {"step_size", 0.1}, {"friction", 1.0}, {"window", 4}},  // its velocity and cached U
-      {{"name", "sgld"}, {"step_size", 0.05}, {"precondition", {{"adapt_steps", 800}}}},  // resumed inside the warm-up
-      {{"name", "sghmc"}, {"step_size", 0.1}, {"precondition", {{"adapt_steps", 200}}}},  // and after it
+      {{"name", "amagold"}, {"step_size", 0.1}, {"friction", 1.0}, {"mh_every", 4}},  // its velocity and cached U
+      {{"name", "sgld"}, {"step_size", 0.05}, {"preconditioner", {{"adapt_steps", 800}}}},  // resumed inside the warm-up
+      {{"name", "sghmc"}, {"step_size", 0.1}, {"preconditioner", {{"adapt_steps", 200}}}},  // and after it
   };
   int k = 0;
   for (const json& s : samplers) {

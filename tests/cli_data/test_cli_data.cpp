@@ -271,12 +271,12 @@ TEST_CASE("logistic target: AMAGOLD runs on independent batches, resumes to the 
   // replacement) or on estimators that depend on the chain's past.
   const std::string path = write_csv("lr300.csv", 300);
   json c = config(path);
-  c["sampler"] = {{"name", "amagold"}, {"step_size", 0.02}, {"friction", 2.0}, {"window", 5}};
+  c["sampler"] = {{"name", "amagold"}, {"step_size", 0.02}, {"friction", 2.0}, {"mh_every", 5}};
   c["target"]["with_replacement"] = true;
   c["steps"] = 300, c["burn_in"] = 50, c["thin"] = 1;
   const json full = run::run(c, {.threads = 1});
   REQUIRE(full["status"] == "ok");
-  CHECK(full["config"]["sampler"]["window"] == 5);
+  CHECK(full["config"]["sampler"]["mh_every"] == 5);
   const double acceptance = full["chains"][0]["diagnostics"]["mean_accept_stat"].get<double>();
   CHECK(acceptance > 0.3);
   CHECK(full["chains"][0]["diagnostics"]["gradient_evals"] == 300 * 5);
@@ -301,11 +301,11 @@ TEST_CASE("logistic target: a diagonal preconditioner from a warm-up, resumed be
   // unpreconditioned run's scale), the field accepted where it cannot apply.
   const std::string path = write_csv("lr300.csv", 300);
   json c = config(path);
-  c["sampler"] = {{"name", "sgld"}, {"step_size", 0.002}, {"precondition", {{"adapt_steps", 200}}}};
+  c["sampler"] = {{"name", "sgld"}, {"step_size", 0.002}, {"preconditioner", {{"adapt_steps", 200}}}};
   c["steps"] = 600, c["burn_in"] = 200, c["thin"] = 1;
   const json full = run::run(c, {.threads = 1});
   REQUIRE(full["status"] == "ok");
-  CHECK(full["config"]["sampler"]["precondition"]["adapt_steps"] == 200);
+  CHECK(full["config"]["sampler"]["preconditioner"]["adapt_steps"] == 200);
   const json& state = full["chains"][0]["state"]["sampler"];
   REQUIRE(state["scale"].size() == 3);
   CHECK(state["collected"] == 100);
@@ -318,18 +318,18 @@ TEST_CASE("logistic target: a diagonal preconditioner from a warm-up, resumed be
   }
   // Draws are θ: their mean is near the plain SGLD run's, not scaled by 1/s.
   json plain = c;
-  plain["sampler"].erase("precondition");
+  plain["sampler"].erase("preconditioner");
   const json unscaled = run::run(plain, {.threads = 1});
   double a = 0, b = 0;
   for (const auto& x : full["chains"][0]["samples"]) a += x[1].get<double>() / 400;
   for (const auto& x : unscaled["chains"][0]["samples"]) b += x[1].get<double>() / 400;
   CHECK(std::abs(a - b) < 0.5 * std::abs(b) + 0.1);
 
-  c["sampler"]["precondition"] = {{"scale", {1.0, 2.0}}};
-  CHECK(error_of(c).find("/sampler/precondition/scale") != std::string::npos);
-  c["sampler"]["precondition"] = {{"scale", {1.0, 2.0, 1.0}}, {"adapt_steps", 5}};
-  CHECK(error_of(c).find("/sampler/precondition/adapt_steps: give either adapt_steps or scale, not both") != std::string::npos);
-  c["sampler"] = {{"name", "sghmc"}, {"step_size", 0.01}, {"noise_estimate", "empirical_fisher"}, {"precondition", {{"adapt_steps", 10}}}};
+  c["sampler"]["preconditioner"] = {{"scale", {1.0, 2.0}}};
+  CHECK(error_of(c).find("/sampler/preconditioner/scale") != std::string::npos);
+  c["sampler"]["preconditioner"] = {{"scale", {1.0, 2.0, 1.0}}, {"adapt_steps", 5}};
+  CHECK(error_of(c).find("/sampler/preconditioner/adapt_steps: give either adapt_steps or scale, not both") != std::string::npos);
+  c["sampler"] = {{"name", "sghmc"}, {"step_size", 0.01}, {"noise_estimate", "empirical_fisher"}, {"preconditioner", {{"adapt_steps", 10}}}};
   c["target"]["with_replacement"] = true;
-  CHECK(error_of(c).find("/sampler/precondition: empirical_fisher estimates the noise of the unscaled gradient") != std::string::npos);
+  CHECK(error_of(c).find("/sampler/preconditioner: empirical_fisher estimates the noise of the unscaled gradient") != std::string::npos);
 }

@@ -44,6 +44,37 @@ TEST_CASE("psgld: one step is Li et al.'s Algorithm 1 (ε = 2h), V updated befor
   }
 }
 
+TEST_CASE("psgld with gamma_term: one step adds hΓ, Γ_j = −(1 − α) ∂_jU ∂_j∂_jU G_j² / √V_j") {
+  // Catches: Γ's sign, a missing (1 − α), G instead of G², the Jacobian's diagonal wrong (on this
+  // Gaussian it is the precision's diagonal; the central difference is exact up to rounding), the
+  // probes drawing another batch, Γ kept after V is frozen.
+  const VectorXd precision{{1.0, 0.25, 0.01}};
+  const models::Gaussian target = models::Gaussian::dense(VectorXd::Zero(3), precision.cwiseInverse().asDiagonal());
+  const double h = 0.03, alpha = 0.9, lambda = 1e-3;
+  const psgld::Sampler smp{3, schedule::StepSize::constant(h), alpha, lambda, /*adapt_steps=*/3, /*gamma_term=*/true};
+  random::Stream rng(4, 0);
+  auto s = smp.init(VectorXd{{0.5, -2.0, 7.0}}, rng);
+  for (int t = 0; t < 5; ++t) {
+    CAPTURE(t);
+    const VectorXd x = s.x, v = s.square_average;
+    const VectorXd g = precision.cwiseProduct(x);
+    random::Stream copy = rng;
+    VectorXd z(3);
+    if (t < 3) copy.normals(z);  // the Rademacher probe's draws come first while V adapts
+    copy.normals(z);
+    const VectorXd v_next = t < 3 ? VectorXd(alpha * v + (1 - alpha) * g.cwiseAbs2()) : v;
+    VectorXd expected(3);
+    for (int i = 0; i < 3; ++i) {
+      const double G = 1.0 / (lambda + std::sqrt(v_next[i]));
+      const double gamma = t < 3 ? -(1 - alpha) * g[i] * precision[i] * G * G / std::sqrt(v_next[i]) : 0.0;
+      expected[i] = x[i] - h * G * g[i] + h * gamma + std::sqrt(2 * h * G) * z[i];
+    }
+    const StepInfo info = smp.step(s, target, rng, static_cast<std::uint64_t>(t));
+    CHECK(info.gradient_evals == (t < 3 ? 3u : 1u));
+    for (int i = 0; i < 3; ++i) CHECK(s.x[i] == doctest::Approx(expected[i]).epsilon(1e-9));
+  }
+}
+
 TEST_CASE("psgld on an ill-conditioned Gaussian: right variances as α → 1, the documented bias without Γ at α = 0.99") {
   // N(0, diag(1, 100)), h = 0.02. At stationarity V_i ≈ E[(∂_i U)²] = 1/σ_i², so G_i ≈ σ_i; with G
   // frozen, the scheme is SGLD with step hG_i per coordinate, whose exact stationary variance is
