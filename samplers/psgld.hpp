@@ -12,7 +12,9 @@
 // x ← x + hΓ is added, Γ taken through this step's V = αV' + (1 − α)∇Ũ(x)⊙∇Ũ(x) (V' the last
 // step's, fixed): Γ_j = ∂_j G_j = −(1 − α) ∂_jŨ · ∂_j∂_jŨ / ((λ + √V_j)² √V_j), the Jacobian's diagonal
 // ∂_j∂_jŨ estimated as z ⊙ (J z) (Hutchinson; z Rademacher) with J z a central difference of the same
-// batch's gradient (the engine copied before the gradient draws it): two more gradients per step. With `adapt_steps`
+// batch's gradient (the engine copied before the gradient draws it): two more gradients per step. It
+// removes only ~5 % of the bias above (the rest comes from V's dependence on the chain's past) and, as
+// Γ ∝ 1/√V, can throw a chain far out while V is small (docs/reproductions.md). With `adapt_steps`
 // K > 0, V stops after K steps and the rest of the run is exact SGLD with the frozen diagonal G. V tracks the
 // gradient the sampler is given, ∇Ũ; the paper tracks the per-example mean ∇Ũ/N (up to the prior),
 // which is this sampler at step size N·h_paper and damping N·λ_paper.
