@@ -6,7 +6,7 @@
 //   PROG run [CONFIG] [-o RUN] [--format json,csv,netcdf]   (no CONFIG: the default config given, e.g. the embedded demo)
 //   PROG resume RUN [--steps K] -o RUN2 [--format ...]   (no --steps: to the config's steps)
 //   PROG convert RUN --format csv,netcdf,json -o OUT
-//   PROG summary RUN [--json] [--stein]   (--stein: KSD and the configurational temperature, run/stein.hpp)
+//   PROG summary RUN [--json] [--stein]   (--stein: KSD, configurational temperature and gradient noise, run/stein.hpp)
 //   PROG thin RUN --to M -o OUT [--format ...]   (Stein thinning of each chain to M draws)
 //   PROG sweep CONFIG --reference REF... -o OUT.json [--svg PLOT.svg]   (the bias harness, run/sweep.hpp)
 //   PROG list                          the registered manifolds, targets and samplers
@@ -145,8 +145,13 @@ inline void print_summary(const json& record, const std::vector<Eigen::MatrixXd>
     os << fmt::format("Stein diagnostics (full-data scores; IMQ kernel c = {}, beta = {}):\n", k["c"].get<double>(), k["beta"].get<double>());
     for (std::size_t i = 0; i < stein["chains"].size(); ++i) {
       const json& ch = stein["chains"][i];
-      os << fmt::format("  chain {}: KSD {:.4g} (over {} draws), configurational temperature {:.4f}\n", i, ch["ksd"].get<double>(),
+      os << fmt::format("  chain {}: KSD {:.4g} (over {} draws), configurational temperature {:.4f}", i, ch["ksd"].get<double>(),
                         ch["ksd_draws"].get<std::int64_t>(), ch["configurational_temperature"].get<double>());
+      if (const json& n = ch.value("gradient_noise", json()); n.is_object()) {
+        os << fmt::format(", gradient noise {:.4g} per coordinate", n["variance"].get<double>());
+        if (n.contains("excess_temperature")) os << fmt::format(" (excess temperature h(V - noise_estimate)/2C {:.4g})", n["excess_temperature"].get<double>());
+      }
+      os << '\n';
     }
     if (stein.contains("pooled"))
       os << fmt::format("  pooled: KSD {:.4g} (over {} draws)\n", stein["pooled"]["ksd"].get<double>(), stein["pooled"]["ksd_draws"].get<std::int64_t>());
@@ -337,7 +342,7 @@ inline int main(int argc, const char* const* argv, const run::Registry& registry
   summary->add_option("RUN", summary_path, "run record")->required();
   summary->add_flag("--json", summary_json, "print the summary as JSON");
 
-  summary->add_flag("--stein", summary_stein, "add each chain's kernel Stein discrepancy and configurational temperature "
+  summary->add_flag("--stein", summary_stein, "add each chain's kernel Stein discrepancy and configurational temperature, and the gradient noise at its draws "
                                               "(one full-data gradient per draw; euclidean targets)");
 
   auto* thin = app.add_subcommand("thin", "Stein thinning (Riabiz et al. 2022): each chain's draws cut to the M that best represent the target");

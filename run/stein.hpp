@@ -5,6 +5,7 @@
 // data for a data target, paid only when asked (`sgmcmc summary RUN --stein`, `sgmcmc thin`).
 // Euclidean targets with an exact gradient only: on a manifold the Stein operator needs the manifold's
 // own divergence, and a target whose precisions are redrawn by Gibbs steps has no fixed score for θ.
+// The report also measures the gradient noise the chain feels at its draws (gradient_noise_report).
 #include <algorithm>
 #include <cstdint>
 #include <span>
@@ -23,6 +24,11 @@ namespace sgmcmc::run {
 /// KSD's cost is quadratic in the draws: a chain with more than this many is measured on every k-th
 /// draw (k the smallest that brings it under), and the report says how many were used.
 inline constexpr std::size_t stein_max_draws = 5000;
+
+/// The gradient noise the chain feels is measured at this many of each chain's draws (evenly spaced),
+/// from this many independent batches at each.
+inline constexpr std::size_t gradient_noise_draws = 100;
+inline constexpr int gradient_noise_batches = 32;
 
 namespace detail {
 
@@ -60,13 +66,61 @@ inline Eigen::MatrixXd every_kth(const Eigen::MatrixXd& m, std::size_t most) {
   return out;
 }
 
+/// The stochastic gradient's variance at x, averaged over coordinates: the sample variance of ∇Ũ(x) —
+/// the gradient the sampler is given, temperature included — over `gradient_noise_batches` batches,
+/// each the first batch of its own stream, so they are independent whatever the sampling scheme.
+/// The streams are keyed apart from the run's own (seed ⊕ "SGNOISE"), `first` + k for batch k.
+inline double gradient_noise_at(const AnyTarget& target, const Eigen::VectorXd& x, std::uint64_t seed, std::uint32_t first,
+                                Eigen::VectorXd& g, Eigen::VectorXd& mean, Eigen::VectorXd& m2) {
+  mean.setZero(x.size()), m2.setZero(x.size());
+  for (int k = 1; k <= gradient_noise_batches; ++k) {
+    random::Stream rng(seed ^ 0x53474e4f495345ULL, first + static_cast<std::uint32_t>(k));
+    target.gradient(x, g, rng);
+    // Welford, as models/minibatch.hpp's empirical Fisher.
+    m2.array() += (g - mean).array().square() * ((k - 1.0) / k);
+    mean += (g - mean) / k;
+  }
+  return m2.mean() / (gradient_noise_batches - 1);
+}
+
+/// Each chain's gradient noise at its draws: V̄, the mean over draws of gradient_noise_at, and, where the
+/// record says how the sampler injects noise (sgld, or sghmc with a scalar friction; a constant step h;
+/// no preconditioner), the share of the step's variance the gradient noise adds beyond the correction,
+/// h(V̄ − V̂)/(2C) (C = 1 for SGLD; V̂ the config's noise_estimate): SGHMC's predicted excess kinetic
+/// temperature (MATH.md §9), SGLD's relative excess variance per step. Only for estimators whose noise
+/// does not depend on the chain's past (minibatch, control_variate); null otherwise.
+inline json gradient_noise_report(const RunConfig& c, const Eigen::MatrixXd& draws, std::size_t chain) {
+  const std::string estimator = c.target.resolved.value("estimator", std::string("minibatch"));
+  if (estimator == "svrg" || estimator == "saga") return nullptr;
+  const Eigen::MatrixXd at = every_kth(draws, gradient_noise_draws);
+  Eigen::VectorXd x(draws.rows()), g, mean, m2;
+  double sum = 0;
+  for (Eigen::Index i = 0; i < at.cols(); ++i) {
+    x = at.col(i);
+    const auto first = static_cast<std::uint32_t>((chain * gradient_noise_draws + static_cast<std::size_t>(i)) * gradient_noise_batches);
+    sum += gradient_noise_at(c.target.target, x, c.seed, first, g, mean, m2);
+  }
+  const double variance = sum / static_cast<double>(at.cols());
+  json out = {{"variance", variance}, {"draws", at.cols()}, {"batches", gradient_noise_batches}};
+  const json& smp = c.sampler.resolved;
+  const std::string name = smp.value("name", std::string());
+  double friction = 0;
+  if (name == "sgld") friction = 1;
+  else if ((name == "sghmc" || name == "sggmc") && smp.contains("friction") && smp["friction"].is_number()) friction = smp["friction"].get<double>();
+  const json h = smp.value("step_size", json());
+  const json v_hat = smp.value("noise_estimate", json(0.0));
+  if (friction > 0 && h.is_number() && v_hat.is_number() && !smp.contains("preconditioner"))
+    out["excess_temperature"] = h.get<double>() * (variance - v_hat.get<double>()) / (2 * friction);
+  return out;
+}
+
 inline json kernel_json(const diagnostics::ImqKernel& k) { return {{"name", "imq"}, {"c", k.c}, {"beta", k.beta}}; }
 
 }  // namespace detail
 
 /// The Stein diagnostics of each chain's draws (`chains[i]`: draws × coordinates, as the summary holds
 /// them) against the record's target: KSD (IMQ kernel) and the configurational temperature, per chain
-/// and over the chains pooled.
+/// and over the chains pooled; with each chain's gradient noise at its draws (detail::gradient_noise_report).
 inline json stein_report(const json& record, const std::vector<Eigen::MatrixXd>& chains, const Registry& registry = shipped_registry(),
                          const diagnostics::ImqKernel& kernel = {}) {
   const RunConfig c = detail::config_of(record, registry);
@@ -78,7 +132,8 @@ inline json stein_report(const json& record, const std::vector<Eigen::MatrixXd>&
     const Eigen::MatrixXd scores = detail::scores_at(c.target.target, draws);
     const Eigen::MatrixXd x = detail::every_kth(draws, stein_max_draws), s = detail::every_kth(scores, stein_max_draws);
     per_chain.push_back({{"draws", draws.cols()}, {"ksd_draws", x.cols()}, {"ksd", diagnostics::kernel_stein_discrepancy(x, s, kernel)},
-                         {"configurational_temperature", diagnostics::configurational_temperature(draws, scores)}});
+                         {"configurational_temperature", diagnostics::configurational_temperature(draws, scores)},
+                         {"gradient_noise", detail::gradient_noise_report(c, draws, per_chain.size())}});
     used.push_back(x), used_scores.push_back(s);
   }
   json out = {{"kernel", detail::kernel_json(kernel)}, {"chains", per_chain}};
