@@ -50,6 +50,9 @@ struct Program {
   std::string description = "sgmcmc: stochastic-gradient MCMC on flat space and manifolds";
   json default_config = run::default_config();
   std::string default_config_note = "the embedded default demo";
+  /// The processes of an MPI run (run/distributed/mpi.hpp; null: this process alone). Rank 0 writes
+  /// the outputs and prints; the other ranks print only an error of their own.
+  run::distributed::Transport* transport = nullptr;
 };
 
 namespace detail {
@@ -243,7 +246,8 @@ class InterruptHandlers {
 /// Runs `work(writers)` with the files' writers plus, unless quiet, the summary's; then prints the
 /// summary and what was written, and returns the exit code.
 template <class Work>
-int run_and_report(const std::string& program, const std::string& out, const std::vector<std::string>& formats, bool quiet, Work&& work) {
+int run_and_report(const std::string& program, const std::string& out, const std::vector<std::string>& formats, bool quiet, Work&& work,
+                   bool speaks = true) {
   auto files = writers_for(out, formats);
   DrawsForSummary summary_draws;
   std::vector<run::output::Writer*> writers;
@@ -266,9 +270,10 @@ int run_and_report(const std::string& program, const std::string& out, const std
   }
   if (record["status"] == "error") {
     for (const auto& ch : record["chains"])
-      if (ch["status"] != "ok") std::cerr << program << ": " << ch["error"].get<std::string>() << '\n';
+      if (speaks && ch["status"] != "ok") std::cerr << program << ": " << ch["error"].get<std::string>() << '\n';
     return 3;
   }
+  if (record["status"] == "interrupted" && !speaks) return 128 + interrupt_signal().load();
   if (record["status"] == "interrupted") {
     const int sig = interrupt_signal().load();
     std::cerr << fmt::format("{}: interrupted by signal {}: the draws kept so far are written{}\n", program, sig,
@@ -380,6 +385,13 @@ inline int main(int argc, const char* const* argv, const run::Registry& registry
     std::cerr << fmt::format("{}: error: --format needs -o (the path the outputs are named after)\n", program.name);
     return 2;
   }
+  // Over MPI (docs/distributed.md) every rank runs the same command; rank 0 writes and prints.
+  opt.transport = program.transport;
+  const bool root = !program.transport || program.transport->rank() == 0;
+  if (!root) {
+    quiet = true;
+    opt.progress = false;
+  }
   try {
     if (*run) {
       if (print_default) {
@@ -395,22 +407,22 @@ inline int main(int argc, const char* const* argv, const run::Registry& registry
       if (config_path.empty() && !quiet)
         std::cout << fmt::format("no CONFIG given: running {} ({} run --print-default-config)\n", program.default_config_note, program.name);
       if (quiet) opt.progress = false;
-      if (!out_path.empty()) run::check_writable(out_path);  // before sampling, not after it
+      if (root && !out_path.empty()) run::check_writable(out_path);  // before sampling, not after it
       detail::InterruptHandlers handlers;
       opt.stop = &detail::interrupt_requested();
-      return detail::run_and_report(program.name, out_path, formats, quiet, [&](std::span<run::output::Writer* const> writers) {
+      return detail::run_and_report(program.name, root ? out_path : "", formats, quiet, [&](std::span<run::output::Writer* const> writers) {
         return run::run(config, opt, registry, writers);
-      });
+      }, root);
     }
     if (*resume) {
       if (quiet) opt.progress = false;
-      run::check_writable(resume_out);
+      if (root) run::check_writable(resume_out);
       detail::InterruptHandlers handlers;
       opt.stop = &detail::interrupt_requested();
       const std::optional<std::uint64_t> steps = steps_option->count() ? std::optional(more_steps) : std::nullopt;
-      return detail::run_and_report(program.name, resume_out, formats, quiet, [&](std::span<run::output::Writer* const> writers) {
+      return detail::run_and_report(program.name, root ? resume_out : "", formats, quiet, [&](std::span<run::output::Writer* const> writers) {
         return run::resume_file(record_path, steps, opt, registry, writers);
-      });
+      }, root);
     }
     if (*convert) {
       run::check_writable(convert_out);
@@ -474,7 +486,16 @@ inline int main(int argc, const char* const* argv, const run::Registry& registry
       detail::list_entries(std::cout, "samplers", registry.samplers());
       return 0;
     }
+  } catch (const run::distributed::AgreedError& e) {
+    if (root) std::cerr << program.name << ": error: " << e.what() << '\n';
+    return 1;
   } catch (const std::exception& e) {
+    if (program.transport && program.transport->size() > 1) {
+      // This rank alone: the others may be waiting for it in a collective. Stop them all.
+      std::cerr << fmt::format("{}: error on rank {} of {}: {}; stopping every rank\n", program.name, program.transport->rank(),
+                               program.transport->size(), e.what());
+      program.transport->abort(1);
+    }
     std::cerr << program.name << ": error: " << e.what() << '\n';
     return 1;
   }

@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include <sgmcmc/manifolds/euclidean.hpp>
+#include <sgmcmc/run/distributed/transport.hpp>
 #include <sgmcmc/run/fields.hpp>
 #include <sgmcmc/run/registry.hpp>
 #include <sgmcmc/run/samplers/common.hpp>
@@ -28,7 +29,17 @@ struct RunConfig {
   bool log_density = false;           ///< record lp = −U(x) with each kept draw (the target's exact value)
   std::vector<Eigen::VectorXd> init;  ///< empty: a random point per chain; else one per chain
   std::uint64_t max_dimension = 10'000'000;  ///< the largest ambient dimension accepted (see below)
+  int shards = 1;                     ///< `distributed.shards`: ranks per chain group (docs/distributed.md)
+  std::uint64_t checkpoint_every = 0; ///< write the resumable record every this many steps (0: at the end only)
   json resolved;                      ///< the config with every default filled in
+};
+
+/// How a config's `distributed` section is taken: by a run, its shards over the transport's ranks (a
+/// plain process, with no transport, refuses shards > 1: it cannot continue a sharded run's bits); or
+/// by an analysis of a record (summary --stein, thin, convert), the data whole in one process.
+struct Placement {
+  distributed::Transport* transport = nullptr;
+  bool whole_data = false;
 };
 
 /// The default cap on a run's ambient dimension: 10⁷ coordinates, 80 MB per state vector, a few hundred
@@ -70,10 +81,36 @@ inline json default_config() {
   })");
 }
 
-inline RunConfig parse_config(const json& j, const Registry& registry) {
+namespace detail {
+/// `distributed.shards` S ≥ 1 and this process's shard: S must divide the ranks; a plain process (no
+/// transport) runs S = 1 only, unless the data are taken whole (Placement::whole_data).
+inline distributed::Shard read_shards(Fields& f, const Placement& placement, int& shards) {
+  shards = 1;
+  if (const json* d = f.find("distributed")) {
+    Fields df(*d, "/distributed");
+    const std::uint64_t s = df.count("shards", 1, 1);
+    if (s > 4096) fail(df.at("shards"), fmt::format("expected at most 4096 shards, got {}", s));
+    shards = static_cast<int>(s);
+    df.finish();
+    if (shards > 1 && !placement.whole_data) {
+      if (!placement.transport)
+        fail(df.at("shards"), fmt::format("{} shards need {} or more MPI ranks: build with -DSGMCMC_MPI=ON and start the run with "
+                                          "mpirun -np R (R a multiple of {}; docs/distributed.md)", shards, shards, shards));
+      if (placement.transport->size() % shards != 0)
+        fail(df.at("shards"), fmt::format("{} ranks do not split into chain groups of {} ranks (shards must divide the number of ranks)",
+                                          placement.transport->size(), shards));
+    }
+  }
+  if (placement.transport && !placement.whole_data) return placement.transport->shard(shards);
+  return {};
+}
+}  // namespace detail
+
+inline RunConfig parse_config(const json& j, const Registry& registry, const Placement& placement = {}) {
   Fields f(j, "");
   RunConfig c;
   c.max_dimension = f.count("max_dimension", default_max_dimension, 1);
+  const distributed::Shard shard = detail::read_shards(f, placement, c.shards);
   if (const json* m = f.find("manifold")) {
     c.manifold = registry.parse_manifold(*m, "/manifold");
     detail::check_dimension(c.manifold.dim(), c.max_dimension, "/manifold", "a manifold");
@@ -84,7 +121,10 @@ inline RunConfig parse_config(const json& j, const Registry& registry) {
   {
     Fields t(f.get("target"), "/target");
     const std::string name = t.string("name");
-    c.target = registry.target(name, t.at("name")).parse(t, c.manifold);
+    const TargetEntry& entry = registry.target(name, t.at("name"));
+    if (shard.sharded() && !entry.parse_sharded)
+      fail("/distributed/shards", fmt::format("target '{}' cannot be sharded: only data targets read a part of their data (logistic)", name));
+    c.target = shard.sharded() ? entry.parse_sharded(t, c.manifold, shard) : entry.parse(t, c.manifold);
     t.finish();
     detail::check_dimension(c.target.natural_dim, c.max_dimension, "/target", "a target");
   }
@@ -121,6 +161,7 @@ inline RunConfig parse_config(const json& j, const Registry& registry) {
   if (c.chains > 4096) fail("/chains", fmt::format("expected at most 4096 chains, got {}", c.chains));
   c.seed = f.count("seed", 0, 0);
   c.log_density = f.boolean("log_density", false);
+  c.checkpoint_every = f.count("checkpoint_every", 0, 0);
   if (c.log_density && !c.target.target.has_value())
     fail(f.at("log_density"), fmt::format("target '{}' has no exact log density to record", c.target.kind));
   if (const json* init = f.find("init")) {
@@ -144,6 +185,8 @@ inline RunConfig parse_config(const json& j, const Registry& registry) {
                 {"steps", c.steps}, {"burn_in", c.burn_in}, {"thin", c.thin}, {"chains", c.chains}, {"seed", c.seed}};
   if (c.log_density) c.resolved["log_density"] = true;
   if (c.max_dimension != default_max_dimension) c.resolved["max_dimension"] = c.max_dimension;
+  if (f.find("distributed")) c.resolved["distributed"] = {{"shards", c.shards}};
+  if (c.checkpoint_every > 0) c.resolved["checkpoint_every"] = c.checkpoint_every;
   if (f.find("init")) c.resolved["init"] = j.at("init");
   return c;
 }

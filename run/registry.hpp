@@ -21,6 +21,7 @@
 #include <sgmcmc/modules/random/stream.hpp>
 #include <sgmcmc/run/any_chain.hpp>
 #include <sgmcmc/run/any_target.hpp>
+#include <sgmcmc/run/distributed/transport.hpp>
 #include <sgmcmc/run/fields.hpp>
 
 namespace sgmcmc::run {
@@ -70,6 +71,10 @@ struct TargetEntry {
   std::string summary;
   /// Parses the section for the chosen manifold (whose dim() is empty while deferred).
   std::function<TargetChoice(Fields& f, const ManifoldChoice& manifold)> parse;
+  /// Optional, for a data target that can hold one shard of its data (docs/distributed.md): parses the
+  /// section on a rank of a chain group that splits the data `shard.count` ways. A target without it
+  /// refuses `distributed.shards` > 1.
+  std::function<TargetChoice(Fields& f, const ManifoldChoice& manifold, const distributed::Shard& shard)> parse_sharded = {};
 };
 
 struct SamplerEntry {

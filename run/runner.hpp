@@ -12,6 +12,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <functional>
 #include <limits>
 #include <optional>
 #include <span>
@@ -24,6 +25,7 @@
 #include <sgmcmc/modules/parallel/worker_pool.hpp>
 #include <sgmcmc/run/builtin.hpp>
 #include <sgmcmc/run/config.hpp>
+#include <sgmcmc/run/distributed/rounds.hpp>
 #include <sgmcmc/run/make_chain.hpp>
 #include <sgmcmc/run/output/json_record.hpp>
 #include <sgmcmc/run/output/writer.hpp>
@@ -43,6 +45,9 @@ struct Options {
   /// Resume a record whose config was edited after it was written (its `config_digest` differs): the
   /// resumed phase is marked `config_changed` in the record's timings. Off: such a record is refused.
   bool allow_changed_config = false;
+  /// The processes of an MPI run (docs/distributed.md; run/distributed/mpi.hpp): chains over chain
+  /// groups, data over the ranks of a group; rank 0 writes. Null: this process alone.
+  distributed::Transport* transport = nullptr;
 };
 
 /// A digest of a resolved config: FNV-1a (64 bits) over its compact JSON text, which is canonical
@@ -131,23 +136,53 @@ inline output::RunHeader header_of(const RunConfig& c, const AnyChain& chain, st
   return h;
 }
 
+/// What the record keeps of a chain besides its draws: {diagnostics, state}.
+inline json chain_summary(const AnyChain& chain, const RunConfig& c) {
+  return {{"diagnostics", chain.diagnostics(c.manifold.manifold.intrinsic_dim())}, {"state", chain.state()}};
+}
+
+/// Every chain's summary on rank 0 (all of them in a single process; an empty list on other ranks).
+inline std::vector<json> summaries_of(const std::vector<std::unique_ptr<AnyChain>>& chains, const RunConfig& c,
+                                      distributed::Rounds* rounds) {
+  const auto summary = [&](const AnyChain& chain) { return chain_summary(chain, c); };
+  if (rounds) return rounds->summaries(chains, summary);
+  std::vector<json> out;
+  for (const auto& ch : chains) out.push_back(summary(*ch));
+  return out;
+}
+
+/// The threads a rank steps its chains on: Options::threads, else the machine's cores divided among
+/// the ranks on it; at most one per chain it steps; one on a sharded target, whose reductions are
+/// called from the main thread (MPI_THREAD_FUNNELED).
+inline unsigned threads_for(const Options& opt, const RunConfig& c, const distributed::Layout& layout, std::size_t chains) {
+  const unsigned local = opt.transport ? static_cast<unsigned>(std::max(1, opt.transport->ranks_on_this_machine())) : 1u;
+  unsigned threads = opt.threads ? opt.threads : std::max(1u, std::thread::hardware_concurrency() / local);
+  std::size_t mine = 0;
+  for (std::size_t i = 0; i < chains; ++i) mine += layout.steps(i) ? 1 : 0;
+  threads = static_cast<unsigned>(std::min<std::size_t>(threads, std::max<std::size_t>(mine, 1)));
+  return c.shards > 1 ? 1u : threads;
+}
+
 /// Runs chain i from its current step to global step end[i] in rounds, handing each round's draws to the
 /// writers (chains in order), so memory holds at most a round of draws. Returns each chain's status;
-/// `interrupted` tells whether `opt.stop` ended the run early.
+/// `interrupted` tells whether `opt.stop` ended the run early. With `rounds`, this rank steps only its
+/// group's chains and the draws travel to rank 0 between rounds (run/distributed/rounds.hpp). With
+/// `c.checkpoint_every` K, rounds end at multiples of K steps, where `checkpoint` is called.
 inline std::vector<ChainStatus> advance_streaming(std::vector<std::unique_ptr<AnyChain>>& chains, const RunConfig& c,
                                                   const std::vector<std::uint64_t>& end, const Options& opt,
                                                   const output::RunHeader& header,
                                                   std::span<output::Writer* const> writers, std::vector<std::uint64_t>& kept,
-                                                  bool& interrupted) {
+                                                  bool& interrupted, distributed::Rounds* rounds,
+                                                  const std::function<void(const std::vector<ChainStatus>&)>& checkpoint) {
   const Retention keep = c.retention;
   const std::size_t n = chains.size();
   std::vector<ChainStatus> status(n);
   std::vector<Draws> draws(n);
   for (auto& d : draws) d.with_lp = c.log_density;
-  unsigned threads = opt.threads ? opt.threads : std::max(1u, std::thread::hardware_concurrency());
-  threads = static_cast<unsigned>(std::min<std::size_t>(threads, n));
-  parallel::WorkerPool pool(threads);
-  std::vector<std::uint64_t> at(n), round(n);
+  const distributed::Layout layout = rounds ? rounds->layout() : distributed::Layout{};
+  parallel::WorkerPool pool(threads_for(opt, c, layout, n));
+  const std::uint64_t every = c.checkpoint_every;
+  std::vector<std::uint64_t> at(n), round(n), mine(n);
   std::uint64_t total = 0;
   for (std::size_t i = 0; i < n; ++i) {
     at[i] = chains[i]->steps_done();
@@ -163,52 +198,76 @@ inline std::vector<ChainStatus> advance_streaming(std::vector<std::unique_ptr<An
   for (;;) {
     bool any = false;
     for (std::size_t i = 0; i < n; ++i) {
-      const std::uint64_t next = std::min(end[i], std::max(at[i] + 1, keep.step_keeping(saturating_add(keep.kept_by(at[i]), rows_per_round))));
+      std::uint64_t next = std::min(end[i], std::max(at[i] + 1, keep.step_keeping(saturating_add(keep.kept_by(at[i]), rows_per_round))));
+      if (every) next = std::min(next, saturating_add(at[i] / every * every, every));
       round[i] = status[i].ok() && at[i] < end[i] ? next - at[i] : 0;
+      mine[i] = layout.steps(i) ? round[i] : 0;
       any = any || round[i] > 0;
     }
     if (!any) break;
-    advance_all(pool, chains, draws, status, round, keep, done, opt.stop);
+    advance_all(pool, chains, draws, status, mine, keep, done, opt.stop);
+    bool stop = opt.stop && opt.stop->load();
+    if (rounds) stop = rounds->exchange(chains, draws, status, at, stop);
+    else
+      for (std::size_t i = 0; i < n; ++i) at[i] = chains[i]->steps_done();
+    bool at_checkpoint = false, running = false;
     for (std::size_t i = 0; i < n; ++i) {
-      at[i] = chains[i]->steps_done();
+      at_checkpoint = at_checkpoint || (every && round[i] > 0 && at[i] % every == 0);
+      running = running || (status[i].ok() && at[i] < end[i]);
       if (draws[i].stats.empty()) continue;
       const output::DrawBlock block{i, header.dim(), draws[i].values, draws[i].stats, draws[i].lp};
       for (output::Writer* w : writers) w->append(block);
       kept[i] += draws[i].stats.size();
       draws[i].clear();
     }
-    if (opt.stop && opt.stop->load()) {
+    if (stop) {
       interrupted = true;
       break;
     }
+    if (at_checkpoint && running && checkpoint) checkpoint(status);
   }
   return status;
 }
 
 // The record without draws: schema, library, config, status, timings and each chain's status,
 // diagnostics, state and number of draws kept.
-inline json record_of(const RunConfig& c, const std::vector<std::unique_ptr<AnyChain>>& chains,
-                      const std::vector<ChainStatus>& status, const std::vector<std::uint64_t>& kept, json phases,
-                      bool interrupted) {
+inline json record_of(const RunConfig& c, const std::vector<json>& summaries, const std::vector<ChainStatus>& status,
+                      const std::vector<std::uint64_t>& kept, json phases, bool interrupted) {
   json record = {{"schema", schema_name}, {"schema_version", schema_version},
                  {"library", {{"name", "sgmcmc"}, {"version", sgmcmc::version}}}, {"config", c.resolved},
                  {"config_digest", config_digest(c.resolved)}};
   bool ok = true;
   json out = json::array();
-  for (std::size_t i = 0; i < chains.size(); ++i) {
+  for (std::size_t i = 0; i < summaries.size(); ++i) {
     json ch = {{"id", i}, {"stream", i}, {"status", status[i].ok() ? "ok" : "error"}, {"draws", kept[i]}};
     if (!status[i].ok()) {
       ch["error"] = fmt::format("chain {}: {}", i, status[i].error);
       ok = false;
     }
-    ch["diagnostics"] = chains[i]->diagnostics(c.manifold.manifold.intrinsic_dim());
-    ch["state"] = chains[i]->state();
+    ch["diagnostics"] = summaries[i].at("diagnostics");
+    ch["state"] = summaries[i].at("state");
     out.push_back(std::move(ch));
   }
   record["status"] = !ok ? "error" : interrupted ? "interrupted" : "ok";
   record["chains"] = std::move(out);
   record["timings"] = {{"phases", std::move(phases)}};
   return record;
+}
+
+/// `make()` on every rank, which all go on only if it succeeded everywhere: an error on any rank (its
+/// part of a data file) is thrown on every rank, with that rank's message (Transport::first_error).
+template <class F>
+auto agreed(F make, const Options& opt) -> decltype(make()) {
+  if (!opt.transport) return make();
+  std::optional<decltype(make())> made;
+  std::optional<std::string> error;
+  try {
+    made.emplace(make());
+  } catch (const std::exception& e) {
+    error = e.what();
+  }
+  if (const auto e = opt.transport->first_error(error)) throw distributed::AgreedError(*e);
+  return std::move(*made);
 }
 
 inline json phase(const char* name, std::uint64_t steps, double setup, double sampling) {
@@ -225,13 +284,36 @@ inline json continue_run(std::vector<std::unique_ptr<AnyChain>>& chains, const R
   bool interrupted = false;
   std::uint64_t steps = 0;  // the phase's steps: the longest chain's
   for (std::size_t i = 0; i < chains.size(); ++i) steps = std::max(steps, end[i] - std::min(end[i], chains[i]->steps_done()));
-  const auto status = advance_streaming(chains, c, end, opt, header, writers, kept, interrupted);
-  phases.push_back(phase(phase_name, steps, setup, seconds_since(t1)));
-  if (interrupted) phases.back()["interrupted"] = true;
-  if (config_changed) phases.back()["config_changed"] = true;
-  json record = record_of(c, chains, status, kept, std::move(phases), interrupted);
-  for (output::Writer* w : writers) w->finish(record);
-  return record;
+  std::optional<distributed::Rounds> rounds;
+  if (opt.transport) rounds.emplace(*opt.transport, distributed::Layout{opt.transport->rank(), opt.transport->size(), c.shards});
+  distributed::Rounds* over = rounds ? &*rounds : nullptr;
+  const bool root = !over || over->root();
+  const auto this_phase = [&](bool stopped) {
+    json p = phase(phase_name, steps, setup, seconds_since(t1));
+    if (stopped) p["interrupted"] = true;
+    if (config_changed) p["config_changed"] = true;
+    return p;
+  };
+  // A checkpoint: the record as it would be if the run were interrupted here, which `resume` continues
+  // (docs/run-format.md); the JSON record writer writes it in place of the previous one.
+  const auto checkpoint = [&](const std::vector<ChainStatus>& status) {
+    const std::vector<json> summaries = summaries_of(chains, c, over);
+    if (!root) return;
+    json so_far = phases;
+    so_far.push_back(this_phase(true));
+    so_far.back()["checkpoint"] = true;
+    const json record = record_of(c, summaries, status, kept, std::move(so_far), true);
+    for (output::Writer* w : writers) w->checkpoint(record);
+  };
+  const auto status = advance_streaming(chains, c, end, opt, header, writers, kept, interrupted, over, checkpoint);
+  const std::vector<json> summaries = summaries_of(chains, c, over);
+  json record;
+  if (root) {
+    phases.push_back(this_phase(interrupted));
+    record = record_of(c, summaries, status, kept, std::move(phases), interrupted);
+    for (output::Writer* w : writers) w->finish(record);
+  }
+  return over ? over->share(record) : record;
 }
 
 // Checks a draw read back from a record against the run's shape.
@@ -258,7 +340,7 @@ inline void add_draw(output::BlockBuffer& buffer, const output::RecordDraw& d) {
 /// without draws (each chain's `draws` counts them).
 inline json run(const json& config, const Options& opt, const Registry& registry, std::span<output::Writer* const> writers) {
   const auto t0 = detail::Clock::now();
-  const RunConfig c = parse_config(config, registry);
+  const RunConfig c = detail::agreed([&] { return parse_config(config, registry, {opt.transport}); }, opt);
   std::vector<std::unique_ptr<AnyChain>> chains;
   for (std::uint64_t i = 0; i < c.chains; ++i) chains.push_back(make_chain(c, static_cast<std::uint32_t>(i)));
   const output::RunHeader header = detail::header_of(c, *chains.front(), c.steps);
@@ -400,9 +482,9 @@ inline void require_resumable(const json& record) {
   fail("/thinned", fmt::format("a thinned record holds a selection of draws, not chains to continue: resume {} instead", printable(source)));
 }
 
-inline RunConfig config_of(const json& record, const Registry& registry) {
+inline RunConfig config_of(const json& record, const Registry& registry, const Placement& placement = {nullptr, true}) {
   try {
-    return parse_config(record["config"], registry);
+    return parse_config(record["config"], registry, placement);
   } catch (const Error& e) {
     throw Error(std::string("/config") + e.what());
   }
@@ -419,7 +501,7 @@ inline json resume(const json& record, std::optional<std::uint64_t> steps, const
   detail::require_resumable(record);
   const auto t0 = detail::Clock::now();
   const bool changed = detail::config_changed(record, opt);
-  const RunConfig c = detail::config_of(record, registry);
+  const RunConfig c = detail::config_of(record, registry, {opt.transport});
   auto chains = detail::restore_chains(record, c);
   std::vector<std::uint64_t> held;
   for (const json& ch : record["chains"]) held.push_back(ch["samples"].size());
@@ -461,31 +543,44 @@ inline json resume_file(const std::string& path, std::optional<std::uint64_t> st
   const auto t0 = detail::Clock::now();
   // First pass: the record without its draws (counted), to check it, build the chains and the writers'
   // header. Nothing is written unless the whole record passes.
+  // Over MPI every rank reads the record and checks it; each stage goes on only where it passed on
+  // every rank (detail::agreed), so a rank that cannot read the file stops them all with its error.
   std::vector<std::uint64_t> held;
-  const json record = output::read_record(path, [&](const output::RecordDraw& d) {
-    if (d.chain >= held.size()) held.resize(d.chain + 1, 0);
-    ++held[d.chain];
-  });
-  RunConfig c;
-  std::vector<std::unique_ptr<AnyChain>> chains;
+  const auto in_file = [&](auto stage) {
+    return detail::agreed([&] {
+      try {
+        return stage();
+      } catch (const Error& e) {
+        throw Error(fmt::format("{}: {}", path, e.what()));
+      }
+    }, opt);
+  };
   bool changed = false;
-  try {
-    validate_record(record);
-    detail::require_resumable(record);
-    changed = detail::config_changed(record, opt);
-    c = detail::config_of(record, registry);
-    chains = detail::restore_chains(record, c);
-    held.resize(chains.size(), 0);
-    detail::check_restored(record, c, chains, held, changed);
-  } catch (const Error& e) {
-    throw Error(fmt::format("{}: {}", path, e.what()));
-  }
+  const json record = in_file([&] {
+    json r = output::read_record(path, [&](const output::RecordDraw& d) {
+      if (d.chain >= held.size()) held.resize(d.chain + 1, 0);
+      ++held[d.chain];
+    });
+    validate_record(r);
+    detail::require_resumable(r);
+    changed = detail::config_changed(r, opt);
+    return r;
+  });
+  RunConfig c = in_file([&] { return detail::config_of(record, registry, {opt.transport}); });
+  std::vector<std::unique_ptr<AnyChain>> chains = in_file([&] {
+    auto restored = detail::restore_chains(record, c);
+    held.resize(restored.size(), 0);
+    detail::check_restored(record, c, restored, held, changed);
+    return restored;
+  });
   const std::vector<std::uint64_t> end = detail::resume_ends(chains, c, steps);
   const output::RunHeader header = detail::header_of(c, *chains.front(), detail::most(end));
   for (output::Writer* w : writers) w->begin(header);
-  // Second pass: the record's draws into the writers, as they are read.
+  // Second pass: the record's draws into the writers, as they are read (a rank without writers only
+  // counts them: the first pass did).
   std::vector<std::uint64_t> kept(c.chains, 0);
-  {
+  if (writers.empty()) kept.assign(held.begin(), held.end());
+  else {
     output::BlockBuffer buffer(writers, header);
     output::read_record(path, [&](const output::RecordDraw& d) {
       if (d.chain >= c.chains) return;

@@ -176,4 +176,34 @@ inline Synthetic synthetic_logistic(std::size_t n, Eigen::Index d, std::uint64_t
   return s;
 }
 
+
+/// Rows [first, first + count) of a synthetic logistic-regression data set of any size, drawn as
+/// synthetic_logistic's model (x_i ~ N(0, I_d/d)·scale with an intercept 1, θ* ~ N(0, I_d) from stream
+/// (seed, 0), y_i ~ Bernoulli(σ(θ*ᵀx_i))) but row i from its own stream (seed, i + 1): any part of the
+/// set is generated without the rest, so the ranks of a chain group each make only their shard and
+/// together hold exactly the rows one process makes (run/targets/logistic.hpp's generated data).
+inline Synthetic synthetic_logistic_rows(std::uint64_t first, std::uint64_t count, std::uint64_t total, Eigen::Index d,
+                                         std::uint64_t seed, double scale = 2.0) {
+  require(d >= 1 && count >= 1 && first + count <= total && total < 0xffffffffull,
+          "synthetic_logistic_rows: expected d >= 1 and 1 <= rows <= N < 2^32 - 1");
+  Synthetic s;
+  s.theta.resize(d);
+  random::Stream(seed, 0).normals(s.theta);
+  s.data.x.resize(d, static_cast<Eigen::Index>(count));
+  detail::advise_huge_pages(s.data.x);
+  s.data.y.resize(static_cast<Eigen::Index>(count));
+  const double sd = scale / std::sqrt(static_cast<double>(d));
+  for (Eigen::Index k = 0; k < static_cast<Eigen::Index>(count); ++k) {
+    random::Stream rng(seed, static_cast<std::uint32_t>(first + static_cast<std::uint64_t>(k) + 1));
+    auto col = s.data.x.col(k);
+    rng.normals(col);
+    col *= sd;
+    col[0] = 1.0;
+    const double p = 1.0 / (1.0 + std::exp(-s.theta.dot(col)));
+    s.data.y[k] = rng.uniform() < p ? 1 : 0;
+  }
+  s.data.source = fmt::format("synthetic logistic (N = {}, d = {}, seed = {}; rows {}–{})", total, d, seed, first, first + count - 1);
+  return s;
+}
+
 }  // namespace sgmcmc::data

@@ -16,6 +16,7 @@
 
 #include <sgmcmc/models/data/dataset.hpp>
 #include <sgmcmc/modules/error.hpp>
+#include <sgmcmc/modules/random/stream.hpp>
 
 namespace sgmcmc::data {
 
@@ -26,6 +27,66 @@ inline std::string read_file(const std::filesystem::path& path, const std::strin
   std::ostringstream ss;
   ss << in.rdbuf();
   return std::move(ss).str();
+}
+
+/// Part `part` of `parts` of a text file: the lines whose first byte lies in [F·part/parts,
+/// F·(part+1)/parts), F the file's size — read from disk alone (a seek, the range, and the rest of its
+/// last line), so `parts` processes each read about 1/parts of the file and every line is read by
+/// exactly one of them. `begin` is the offset of the part's first line.
+struct TextPart {
+  std::string text;
+  std::uint64_t begin = 0, end = 0;
+};
+
+inline TextPart read_file_part(const std::filesystem::path& path, const std::string& what, std::uint64_t part, std::uint64_t parts) {
+  require_file(path, what);
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw Error(fmt::format("{}: cannot open the {} file for reading", path.string(), what));
+  in.seekg(0, std::ios::end);
+  const auto size = static_cast<std::uint64_t>(in.tellg());
+  const auto cut = [&](std::uint64_t k) {
+    return static_cast<std::uint64_t>(static_cast<random::u128>(size) * k / parts);
+  };
+  std::uint64_t begin = cut(part);
+  const std::uint64_t end = cut(part + 1);
+  const auto read_at = [&](std::uint64_t at, std::size_t n) {
+    std::string bytes(n, '\0');
+    in.clear();
+    in.seekg(static_cast<std::streamoff>(at));
+    in.read(bytes.data(), static_cast<std::streamsize>(n));
+    bytes.resize(static_cast<std::size_t>(in.gcount()));
+    return bytes;
+  };
+  constexpr std::size_t chunk = 1 << 16;
+  // A line that started before the part belongs to the part before: skip to the byte after its end.
+  if (begin > 0 && read_at(begin - 1, 1) != "\n") {
+    for (;;) {
+      const std::string bytes = read_at(begin, chunk);
+      const auto nl = bytes.find('\n');
+      if (nl != std::string::npos) {
+        begin += nl + 1;
+        break;
+      }
+      begin += bytes.size();
+      if (bytes.size() < chunk) break;
+    }
+  }
+  TextPart p;
+  p.begin = begin;
+  if (begin >= end) {
+    p.end = begin;
+    return p;
+  }
+  p.text = read_at(begin, static_cast<std::size_t>(end - begin));
+  // The part's last line runs on past `end` to its newline.
+  while (!p.text.empty() && p.text.back() != '\n' && begin + p.text.size() < size) {
+    const std::string bytes = read_at(begin + p.text.size(), chunk);
+    const auto nl = bytes.find('\n');
+    p.text += nl == std::string::npos ? bytes : bytes.substr(0, nl + 1);
+    if (nl != std::string::npos || bytes.empty()) break;
+  }
+  p.end = begin + p.text.size();
+  return p;
 }
 
 /// A numeric table: `cols` values a row, row-major.
@@ -48,8 +109,9 @@ inline bool parse_double(std::string_view s, double& out) {
 }  // namespace detail
 
 /// Parses comma-separated numbers, one row a line, every row the same width. A first line that is not
-/// all numbers is a header. Blank lines are skipped. `name` labels errors (usually the path).
-inline Table parse_csv(std::string_view text, const std::string& name, char sep = ',') {
+/// all numbers is a header (when `header_allowed`: a part of a file after its first line has none).
+/// Blank lines are skipped. `name` labels errors (usually the path).
+inline Table parse_csv(std::string_view text, const std::string& name, char sep = ',', bool header_allowed = true) {
   Table t;
   std::size_t line_no = 0, pos = 0;
   std::vector<std::string_view> fields;
@@ -77,7 +139,7 @@ inline Table parse_csv(std::string_view text, const std::string& name, char sep 
     for (std::size_t c = 0; c < fields.size(); ++c) {
       double v;
       if (!detail::parse_double(fields[c], v)) {
-        if (t.rows == 0 && t.header.empty() && start == 0) {  // the first line may be a header
+        if (header_allowed && t.rows == 0 && t.header.empty() && start == 0) {  // the first line may be a header
           numeric = false;
           break;
         }
@@ -114,9 +176,9 @@ namespace detail {
 // Features in every column but the last, an integer label in the last; `label_ok` says which labels
 // the target accepts and `expected` names them in the error.
 template <class LabelOk>
-Dataset<double> load_features_and_label(const std::filesystem::path& path, LabelOk label_ok, const char* expected) {
-  const Table t = parse_csv(read_file(path, "CSV data"), path.string());
-  if (t.cols < 2) throw Error(fmt::format("{}: expected at least one feature column and a label column, got {} column(s)", path.string(), t.cols));
+Dataset<double> features_and_label(const Table& t, const std::filesystem::path& path, const std::string& name, LabelOk label_ok,
+                                   const char* expected) {
+  if (t.cols < 2) throw Error(fmt::format("{}: expected at least one feature column and a label column, got {} column(s)", name, t.cols));
   Dataset<double> d;
   const auto n = static_cast<Eigen::Index>(t.rows), dim = static_cast<Eigen::Index>(t.cols - 1);
   d.x.resize(dim, n);
@@ -125,7 +187,7 @@ Dataset<double> load_features_and_label(const std::filesystem::path& path, Label
     for (Eigen::Index k = 0; k < dim; ++k) d.x(k, i) = t(static_cast<std::size_t>(i), static_cast<std::size_t>(k));
     const double label = t(static_cast<std::size_t>(i), t.cols - 1);
     if (!label_ok(label))
-      throw Error(fmt::format("{}: row {}: expected {} in the last column, got {}", path.string(),
+      throw Error(fmt::format("{}: row {}: expected {} in the last column, got {}", name,
                               i + 1 + (t.header.empty() ? 0 : 1), expected, label));
     d.y[i] = static_cast<int>(label);
   }
@@ -133,12 +195,30 @@ Dataset<double> load_features_and_label(const std::filesystem::path& path, Label
   d.validate();
   return d;
 }
+
+template <class LabelOk>
+Dataset<double> load_features_and_label(const std::filesystem::path& path, LabelOk label_ok, const char* expected) {
+  return features_and_label(parse_csv(read_file(path, "CSV data"), path.string()), path, path.string(), label_ok, expected);
+}
+
+inline bool is_binary_label(double l) { return l == 0.0 || l == 1.0; }
 }  // namespace detail
 
 /// The logistic target's CSV (docs/config.md, `target`): one example a row, the features then a 0/1 label
 /// in the last column, a header row allowed.
 inline Dataset<double> load_labelled_csv(const std::filesystem::path& path) {
-  return detail::load_features_and_label(path, [](double l) { return l == 0.0 || l == 1.0; }, "a 0/1 label");
+  return detail::load_features_and_label(path, detail::is_binary_label, "a 0/1 label");
+}
+
+/// Part `part` of `parts` of the logistic target's CSV (read_file_part: the lines that start in its
+/// byte range, the header allowed only in part 0). Errors name the file, the part's byte offset and the
+/// row within the part. A part with no rows is an error (a file of fewer lines than parts).
+inline Dataset<double> load_labelled_csv_part(const std::filesystem::path& path, std::uint64_t part, std::uint64_t parts) {
+  const TextPart p = read_file_part(path, "CSV data", part, parts);
+  const std::string name = fmt::format("{} (part {} of {}, from byte {})", path.string(), part + 1, parts, p.begin);
+  if (p.text.find_first_not_of(" \t\r\n") == std::string::npos)
+    throw Error(fmt::format("{}: no data rows: the file has fewer lines than shards", name));
+  return detail::features_and_label(parse_csv(p.text, name, ',', p.begin == 0), path, name, detail::is_binary_label, "a 0/1 label");
 }
 
 /// The bnn target's CSV (docs/config.md): one example a row, the features then a class label

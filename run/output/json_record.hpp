@@ -161,6 +161,9 @@ class JsonRecordWriter final : public Writer {
     file.write(text);
     file.commit();
   }
+  /// The record so far, written as finish writes it (the spools are read, not consumed: the draws
+  /// that follow are appended to them).
+  void checkpoint(const json& record) override { finish(record); }
   std::vector<std::string> files() const override { return {path_}; }
 
  private:

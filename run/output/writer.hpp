@@ -68,6 +68,10 @@ class Writer {
   /// (docs/run-format.md: schema, config, status, timings, chains[i]{id, status, error?, diagnostics,
   /// state}, and chains[i].draws, the number of draws the chain kept).
   virtual void finish(const json& record) = 0;
+  /// A checkpoint (config `checkpoint_every`): the record as if the run were interrupted here, status
+  /// "interrupted", which `resume` continues. A format that can be resumed from writes it in place of
+  /// the previous one and goes on taking draws; the others (Stan CSV, NetCDF: outputs, not states) ignore it.
+  virtual void checkpoint(const json& /*record*/) {}
   /// The files this writer makes (for messages).
   virtual std::vector<std::string> files() const = 0;
 };

@@ -22,6 +22,7 @@
 #include <sgmcmc/models/svrg.hpp>
 #include <sgmcmc/modules/random/stream.hpp>
 #include <sgmcmc/run/any_target.hpp>
+#include <sgmcmc/run/distributed/transport.hpp>
 #include <sgmcmc/run/fields.hpp>
 #include <sgmcmc/run/targets/gibbs.hpp>
 
@@ -90,26 +91,37 @@ struct DataTarget {
   E potential;
   std::uint64_t gibbs_every = 0;  ///< a Gibbs step on the prior precisions after steps k, 2k, ... (0: never)
   Eigen::Index dim = 0;           ///< the parameter's size, checked on restore
+  /// A sharded target's reduction (docs/distributed.md): the estimator computes this rank's part of
+  /// every sum over examples (models::Shard) and the chain group adds the parts in rank order, so all
+  /// ranks of the group hold the same gradient and take the same step. Empty: the data are all here.
+  distributed::GroupSum sum = {};
 
   const Model& model() const { return models::minibatch_of(potential).model; }
 
   template <class R>
   void gradient(const Eigen::VectorXd& x, Eigen::VectorXd& g, R& rng) const {
     potential.gradient(x, g, rng);
+    sum(g);
   }
   /// The empirical-Fisher variance: the plain minibatch estimator's only (another estimator's noise is
-  /// not the batch's spread).
+  /// not the batch's spread). Not on a shard: the batch's spread is not a sum of the shards' spreads.
   template <class R>
   void gradient_and_variance(const Eigen::VectorXd& x, Eigen::VectorXd& g, Eigen::VectorXd& var, R& rng) const
     requires PotentialWithNoiseEstimate<E>
   {
+    if (sum)
+      throw Error("empirical_fisher: the minibatch's spread of per-example gradients is not estimated on sharded data "
+                  "(distributed.shards > 1); give the sampler a fixed noise_estimate");
     potential.gradient_and_variance(x, g, var, rng);
   }
-  void exact_gradient(const Eigen::VectorXd& x, Eigen::VectorXd& g) const { potential.exact_gradient(x, g); }
+  void exact_gradient(const Eigen::VectorXd& x, Eigen::VectorXd& g) const {
+    potential.exact_gradient(x, g);
+    sum(g);
+  }
   double value(const Eigen::VectorXd& x) const
     requires PotentialWithValue<E>
   {
-    return potential.value(x);
+    return sum(potential.value(x));
   }
 
   /// The driver's hook after step t: the estimator's (SVRG's refresh) first, then the Gibbs step.

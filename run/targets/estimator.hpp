@@ -33,6 +33,22 @@ struct DataSpace {
   Eigen::Index dim = 0;
   bool euclidean = true;
   std::uint64_t gibbs_every = 0;
+  distributed::GroupSum sum = {};  ///< a sharded target's reduction over its chain group (empty: the whole data here)
+};
+
+/// A potential's full-data value and gradient added up over a chain group: what the mode search of a
+/// sharded target runs on, so every rank follows the same L-BFGS path to the same centre.
+template <class P>
+struct GroupTotal {
+  const P& part;
+  distributed::GroupSum sum;
+  template <class R>
+  void gradient(const Eigen::VectorXd& x, Eigen::VectorXd& g, R&) const { exact_gradient(x, g); }
+  void exact_gradient(const Eigen::VectorXd& x, Eigen::VectorXd& g) const {
+    part.exact_gradient(x, g);
+    sum(g);
+  }
+  double value(const Eigen::VectorXd& x) const { return sum(part.value(x)); }
 };
 
 /// The most numbers SAGA's table may hold per chain when the model offers no scalar table (1 GiB of
@@ -47,7 +63,7 @@ TargetChoice make_estimated_choice(Fields& f, const std::string& name, models::M
   if constexpr (!GibbsModel<M>) read_gibbs_every(f, name, false);
   const Eigen::Index dim = space.dim;
   const auto choice = [&]<class E>(E estimator) {
-    return make_choice(f, name, DataTarget<E>{std::move(estimator), space.gibbs_every, dim}, std::move(resolved),
+    return make_choice(f, name, DataTarget<E>{std::move(estimator), space.gibbs_every, dim, space.sum}, std::move(resolved),
                        space.euclidean ? std::optional<Eigen::Index>(dim) : std::nullopt);
   };
   const std::string estimator = f.string("estimator", "minibatch");
@@ -86,7 +102,7 @@ TargetChoice make_estimated_choice(Fields& f, const std::string& name, models::M
                                        c ? "" : "required field is missing: ", name));
     optimize::Mode mode;
     try {
-      mode = optimize::find_mode(base, Eigen::VectorXd::Zero(dim));
+      mode = optimize::find_mode(GroupTotal<models::Minibatch<M>>{base, space.sum}, Eigen::VectorXd::Zero(dim));
     } catch (const Error& e) {
       fail(f.at("centre"), fmt::format("{}; give a centre point instead", e.what()));
     }
