@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Installs what is missing, builds optimised (the statistical tests need speed), runs the whole suite
+# Installs what is missing, builds optimised (the statistical tests need speed) with the tool built for
+# MPI runs (Open MPI; tests/mpi/ runs it under mpirun with 1, 2 and 4 ranks), runs the whole suite
 # with ctest, then builds the unit tests, the CLI and the libFuzzer programs with clang++-14 under
 # AddressSanitizer and UndefinedBehaviorSanitizer (scripts/configure.sh) and runs those tests too; last,
 # runs the two fuzzers side by side for 60 s (tests/fuzz/run.sh; docs/reliability.md), failing on any
@@ -8,11 +9,11 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/configure.sh
-scripts/deps.sh python3-xarray python3-netcdf4 clang-14 libclang-rt-14-dev
+scripts/deps.sh python3-xarray python3-netcdf4 clang-14 libclang-rt-14-dev libopenmpi-dev openmpi-bin
 jobs="$(nproc)"
 done_at() { echo "sgmcmc test.sh: $1 at $((SECONDS / 60)) min $((SECONDS % 60)) s" >&2; }
 configure build -DCMAKE_BUILD_TYPE=Release -DSGMCMC_BUILD_TESTS=ON -DSGMCMC_BUILD_APPS=ON -DSGMCMC_UNIT_ONLY=OFF \
-          -DSGMCMC_SANITIZE= -DSGMCMC_BUILD_BENCH=OFF -DSGMCMC_BUILD_EXPERIMENTS=OFF -DSGMCMC_BUILD_FUZZ=OFF
+          -DSGMCMC_SANITIZE= -DSGMCMC_BUILD_BENCH=OFF -DSGMCMC_BUILD_EXPERIMENTS=OFF -DSGMCMC_BUILD_FUZZ=OFF -DSGMCMC_MPI=ON
 cmake --build build -j"$jobs"
 done_at "optimised build"
 (cd build && ctest --output-on-failure --no-tests=error -j"$jobs")
