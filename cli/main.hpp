@@ -389,6 +389,8 @@ inline int main(int argc, const char* const* argv, const run::Registry& registry
   opt.transport = program.transport;
   const bool root = !program.transport || program.transport->rank() == 0;
   if (!root) {
+    // Only run and resume work over ranks; any other command is rank 0's alone (its files written once).
+    if (!*run && !*resume) return 0;
     quiet = true;
     opt.progress = false;
   }

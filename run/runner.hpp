@@ -186,7 +186,7 @@ inline std::vector<ChainStatus> advance_streaming(std::vector<std::unique_ptr<An
   std::uint64_t total = 0;
   for (std::size_t i = 0; i < n; ++i) {
     at[i] = chains[i]->steps_done();
-    total += end[i] > at[i] ? end[i] - at[i] : 0;
+    if (layout.steps(i)) total += end[i] > at[i] ? end[i] - at[i] : 0;  // the bar counts this rank's chains
   }
   std::atomic<std::uint64_t> done{0};
   ProgressBar bar(opt.progress, total, done);

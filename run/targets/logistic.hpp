@@ -51,6 +51,11 @@ inline LogisticRows logistic_rows(Fields& f, const distributed::Shard& shard) {
     g.finish();
     if (n < static_cast<std::uint64_t>(shard.count))
       fail(g.at("examples"), fmt::format("{} examples cannot be split over {} shards", n, shard.count));
+    // 2³¹ numbers (16 GiB) per rank at most: a mistyped size is an error, not the machine's memory taken.
+    if (static_cast<double>(n) / shard.count * static_cast<double>(d + 1) > 2147483648.0)
+      fail(f.at("data"), fmt::format("{} examples of {} features would take {:.3g} GB per rank: shard them over more ranks "
+                                     "(distributed.shards) or generate fewer", n, d,
+                                     8e-9 * static_cast<double>(n) / shard.count * static_cast<double>(d + 1)));
     const auto cut = [&](std::uint64_t k) { return static_cast<std::uint64_t>(static_cast<random::u128>(n) * k / static_cast<std::uint64_t>(shard.count)); };
     out.first = cut(static_cast<std::uint64_t>(shard.index));
     out.total = n;

@@ -30,6 +30,19 @@ namespace {
 
 using Logistic = models::LogisticRegression;
 
+// A shard offers the batched and generalised-linear paths exactly when the model under it does: SAGA
+// keeps one number per example on a sharded logistic regression, and a model without a batch path is
+// summed example by example.
+struct PlainModel {
+  std::size_t size() const { return 3; }
+  void add_prior_gradient(const VectorXd&, VectorXd&) const {}
+  void add_example_gradient(const VectorXd&, std::size_t, VectorXd&, double) const {}
+};
+static_assert(models::DataModel<models::Shard<Logistic>>);
+static_assert(models::BatchDataModel<models::Shard<Logistic>> && models::GeneralisedLinearModel<models::Shard<Logistic>>);
+static_assert(models::DataModel<models::Shard<PlainModel>>);
+static_assert(!models::BatchDataModel<models::Shard<PlainModel>> && !models::GeneralisedLinearModel<models::Shard<PlainModel>>);
+
 data::Dataset<double> rows_of(const data::Dataset<double>& d, std::size_t first, std::size_t count) {
   std::vector<std::size_t> idx;
   for (std::size_t i = first; i < first + count; ++i) idx.push_back(i);

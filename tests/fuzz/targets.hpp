@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cmath>
 #include <cstring>
 #include <optional>
 #include <string>
@@ -65,12 +66,19 @@ class MemFile {
   std::string path_;
 };
 
-/// Whether a config names a data file outside the working directory (a "data" string with a '/'):
-/// such inputs are skipped, so the fuzzer cannot read /dev/zero, /dev/stdin or a large file.
+/// Whether a config names a data file outside the working directory (a "data" string with a '/'), or
+/// generated data of more than 2²⁰ numbers: such inputs are skipped, so the fuzzer cannot read
+/// /dev/zero, /dev/stdin or a large file, nor make gigabytes (the library allows 16 GiB per rank).
 inline bool names_outside_file(const nlohmann::json& j) {
   if (j.is_object()) {
     for (const auto& [key, value] : j.items()) {
       if (key == "data" && value.is_string() && value.get<std::string>().find('/') != std::string::npos) return true;
+      if (key == "data" && value.is_object()) {
+        const auto size = [&](const char* k) {
+          return value.contains(k) && value[k].is_number() ? std::abs(value[k].get<double>()) : 0.0;
+        };
+        if (size("examples") * (size("features") + 1) > 1048576.0) return true;
+      }
       if (names_outside_file(value)) return true;
     }
   } else if (j.is_array()) {

@@ -15,6 +15,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <sstream>
 #include <string>
 #include <thread>
 
@@ -96,12 +97,12 @@ TEST_CASE("chains over 1, 2 and 4 ranks make the single process's record, draw f
        {"steps", 400}, {"chains", 3}, {"seed", 8}, {"log_density", true}}};
   for (std::size_t k = 0; k < configs.size(); ++k) {
     const auto config = write_json(scratch(), fmt::format("over_{}.json", k), configs[k]);
-    REQUIRE(run_cli(scratch(), fmt::format("run '{}' -o '{}' -q", config.string(), (scratch() / "one.json").string())).code == 0);
+    REQUIRE(run_cli(scratch(), fmt::format("run '{}' -o '{}' -q --format json,csv", config.string(), (scratch() / "one.json").string())).code == 0);
     const json one = read_json(scratch() / "one.json");
     for (int ranks : {1, 2, 4}) {
       const auto out = scratch() / fmt::format("over_{}_{}.json", k, ranks);
       // --threads 2: threads inside each rank as well.
-      const Result r = run_ranks(ranks, fmt::format("run '{}' -o '{}' -q --threads 2", config.string(), out.string()));
+      const Result r = run_ranks(ranks, fmt::format("run '{}' -o '{}' -q --threads 2 --format json,csv", config.string(), out.string()));
       INFO(r.err);
       REQUIRE(r.code == 0);
       const json many = read_json(out);
@@ -109,6 +110,19 @@ TEST_CASE("chains over 1, 2 and 4 ranks make the single process's record, draw f
       CHECK(many["config"] == one["config"]);
       CHECK(many["config_digest"] == one["config_digest"]);
       CHECK(many["chains"] == one["chains"]);  // draws, statistics, diagnostics and states
+      // Stan CSV, written by rank 0 alone: the same rows (its comments hold timings).
+      for (std::size_t chain = 1; chain <= many["chains"].size(); ++chain) {
+        const auto rows = [](const fs::path& p) {
+          std::string kept;
+          std::istringstream in(slurp(p));
+          for (std::string line; std::getline(in, line);)
+            if (!line.starts_with("#")) kept += line + '\n';
+          return kept;
+        };
+        const std::string mine = rows(scratch() / fmt::format("over_{}_{}_{}.csv", k, ranks, chain));
+        CHECK(!mine.empty());
+        CHECK(mine == rows(scratch() / fmt::format("one_{}.csv", chain)));
+      }
     }
   }
 }
