@@ -90,25 +90,34 @@ for f in sorted(glob.glob(f"{out}/r*_b*.json")):
     print(f"  {R:>3d} {b:>6d} {ph['sampling_seconds'] * 1e4 / STEPS:12.3f} {ph['setup_seconds']:8.1f} {max(mem):18.0f}"
           f"{'  (oversubscribed: 4 ranks on 2 cores)' if R > 2 else ''}")
 
-# The model: a step = the sampler's own work u (replicated on every rank) + one shard's gradient part
-# for n/R examples + the group's reduction c(R) of a d-vector. u from the one-rank CLI run less its
-# gradient; c(R) = (R − 1)(α + 8dβ) for group_sum's allgather (a ring), or 2⌈log2 R⌉(α + 8dβ) for a
-# fixed-order tree (the exact-bits alternative at scale).
+# The model, fitted on this machine: one rank's step at batch n, t₁(n) = a + b·n, from the one-rank CLI
+# runs (least squares over n); b splits into the batch's indices c (measured: every rank of a group
+# computes them all) and the data part b − c (the gather and the products over the batch's rows, which
+# R ranks share). A step over R ranks: t_R(n) = a + c·n + (b − c)·n/R + comm(R), comm(R) the group's
+# reduction of a d-vector: (R − 1)(α + 8dβ) for group_sum's allgather (a ring), or 2⌈log2 R⌉(α + 8dβ)
+# for a fixed-order tree (the exact-bits alternative at scale). b is measured with a 4 GB shard (every
+# row a cache and TLB miss); a smaller shard is faster per row, so at R > 1 the model is conservative.
 d = 50
-u = max(0.0, cli[(1, 100)] - (t_g0 + 100 * t_row))
+ones = sorted((b, t) for (R, b), t in cli.items() if R == 1)
+m = len(ones); sx = sum(x for x, _ in ones); sy = sum(y for _, y in ones)
+sxx = sum(x * x for x, _ in ones); sxy = sum(x * y for x, y in ones)
+b_all = (m * sxy - sx * sy) / (m * sxx - sx * sx); a_fix = (sy - b_all * sx) / m
+idx = {r["with_replacement"]: r["seconds"] / r["batch"] for r in rows if r["kind"] == "indices"}
+c_idx = idx[False]
+print(f"\nBatch indices at N = 1e7: {idx[False] * 1e9:.1f} ns each without replacement (the default), {idx[True] * 1e9:.1f} ns with")
 def comm(R, a, b, tree=False):
     return (2 * math.ceil(math.log2(R)) if tree else R - 1) * (a + 8 * d * b) if R > 1 else 0.0
 def step(R, batch, a, b, tree=False):
-    return u + t_g0 + batch / R * t_row + comm(R, a, b, tree)
-print(f"\nModel: u = {u * 1e6:.2f} us per step besides the gradient; gradient {t_g0 * 1e6:.2f} us + {t_row * 1e9:.1f} ns per example")
+    return a_fix + c_idx * batch + (b_all - c_idx) * batch / R + comm(R, a, b, tree)
+print(f"\nModel: t_1(n) = {a_fix * 1e6:.2f} us + {b_all * 1e9:.0f} ns x n (of which indices {c_idx * 1e9:.0f} ns x n)")
 print("  check against the CLI (predicted / measured seconds per 1e4 steps):")
 for (R, b), t in sorted(cli.items()):
-    print(f"    R = {R}, batch {b:>6d}: {step(R, b, alpha, beta) * 1e4:8.3f} / {t * 1e4:8.3f}{'  (oversubscribed)' if R > 2 else ''}")
+    print(f"    R = {R}, batch {b:>6d}: {step(R, b, alpha, beta) * 1e4:8.3f} / {t * 1e4:8.3f}{'  (oversubscribed: 2 cores)' if R > 2 else ''}")
 nets = {"this machine (shared memory)": (alpha, beta),
         "InfiniBand-class (assumed: alpha 2 us, 10 GB/s)": (2e-6, 1e-10),
         "10 GbE TCP (assumed: alpha 30 us, 1.1 GB/s)": (30e-6, 1 / 1.1e9)}
 print("\nPredicted steps per second (ring allgather | fixed-order tree), N = 1e7..1e9 (N changes only the memory per rank:")
-print("every shard of 1e7/R rows and up is out of cache, so the per-example cost is the measured out-of-cache one):")
+print("every shard of 1e7/R rows and up is out of cache, so the per-example cost is the one measured at 4 GB):")
 for net, (a, b) in nets.items():
     print(f"  {net}:")
     for R in (1, 8, 64):
@@ -118,7 +127,7 @@ for net, (a, b) in nets.items():
         print(f"    R = {R:>2d}  " + "  ".join(cells))
     for R in (8, 64):
         for tree in (False, True):
-            nstar = R * comm(R, a, b, tree) / t_row
+            nstar = R * comm(R, a, b, tree) / (b_all - c_idx)
             print(f"    R = {R}: communication dominates below a batch of {nstar:,.0f} examples ({'tree' if tree else 'ring'})")
 print("\nMemory per rank, N (d + 1) 8 B / R: " + ", ".join(
     f"N = {n:.0e}: R = 8 {n * 51 * 8 / 8 / 2**30:.1f} GiB, R = 64 {n * 51 * 8 / 64 / 2**30:.2f} GiB" for n in (1e7, 1e8, 1e9)))

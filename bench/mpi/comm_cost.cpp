@@ -7,7 +7,8 @@
 //     d = 1000;
 //   - one shard's part of a logistic-regression minibatch gradient (models::LogisticRegression's batched
 //     path) for m examples at d = 50, from a shard of 10⁴ examples (in cache) and of 10⁶ (400 MB: every
-//     row a cache miss, as at N = 10⁷ and beyond).
+//     row a cache miss, as at N = 10⁷ and beyond);
+//   - the batch's indices at N = 10⁷, which every rank of a group computes whole.
 #include <mpi.h>
 
 #include <algorithm>
@@ -99,6 +100,18 @@ int main(int argc, char** argv) {
             0.2, MPI_COMM_SELF);
         std::printf("{\"kind\":\"gradient\",\"shard_rows\":%zu,\"d\":50,\"batch\":%zu,\"seconds\":%.9g}\n", rows, m, t);
       }
+    }
+  }
+  // The batch's indices, which every rank of a group computes in full (the same batch everywhere): the
+  // part of a step that does not shrink with R. Without replacement (the default) a keyed permutation
+  // of N = 10⁷ is evaluated per index; with replacement one Philox block.
+  if (rank == 0) {
+    std::vector<std::size_t> idx;
+    std::uint64_t b = 0;
+    for (const auto sampling : {models::Sampling::without_replacement, models::Sampling::with_replacement}) {
+      const double t = time_per_call([&] { models::batch_indices(b++, 10000, 10'000'000, sampling, 7, 0, idx); }, 0.2, MPI_COMM_SELF);
+      std::printf("{\"kind\":\"indices\",\"with_replacement\":%s,\"N\":10000000,\"batch\":10000,\"seconds\":%.9g}\n",
+                  sampling == models::Sampling::with_replacement ? "true" : "false", t);
     }
   }
   MPI_Barrier(MPI_COMM_WORLD);
