@@ -50,8 +50,13 @@ struct LogisticRegression {
   void add_batch_gradient(const Eigen::VectorXd& theta, const std::vector<std::size_t>& idx, Eigen::VectorXd& g,
                           double scale) const {
     const auto n = static_cast<Eigen::Index>(idx.size());
-    auto& [xb, yb, r] = batch;
-    xb.resize(dim(), n), yb.resize(n), r.resize(n);  // no-ops after the first batch of this size
+    auto& [x_store, y_store, r_store] = batch;
+    // The scratch only grows: a shard's part of a batch (models::Shard) changes size every step, and
+    // a matrix resized to each would be a fresh allocation (megabytes, page faults) per step.
+    if (x_store.rows() != dim() || x_store.cols() < n) x_store.resize(dim(), n), y_store.resize(n), r_store.resize(n);
+    auto xb = x_store.leftCols(n);
+    auto yb = y_store.head(n);
+    auto r = r_store.head(n);
     // Ask for every column's cache lines before copying any: the columns lie scattered over the data
     // set, and a gather that misses one line at a time waits on memory for most of a step.
     const double* base = data->x.data();
