@@ -385,8 +385,9 @@ inline int main(int argc, const char* const* argv, const run::Registry& registry
     std::cerr << fmt::format("{}: error: --format needs -o (the path the outputs are named after)\n", program.name);
     return 2;
   }
-  // Over MPI (docs/distributed.md) every rank runs the same command; rank 0 writes and prints.
-  opt.transport = program.transport;
+  // Over MPI (docs/distributed.md) every rank runs the same command; rank 0 writes and prints. Only
+  // run and resume go over the ranks: any other command (a sweep's runs too) is rank 0's alone.
+  opt.transport = *run || *resume ? program.transport : nullptr;
   const bool root = !program.transport || program.transport->rank() == 0;
   if (!root) {
     // Only run and resume work over ranks; any other command is rank 0's alone (its files written once).
