@@ -74,8 +74,9 @@ inline bool names_outside_file(const nlohmann::json& j) {
     for (const auto& [key, value] : j.items()) {
       if (key == "data" && value.is_string() && value.get<std::string>().find('/') != std::string::npos) return true;
       if (key == "data" && value.is_object()) {
-        const auto size = [&](const char* k) {
-          return value.contains(k) && value[k].is_number() ? std::abs(value[k].get<double>()) : 0.0;
+        const nlohmann::json& data = value;  // a structured binding cannot be captured (Clang 14)
+        const auto size = [&data](const char* k) {
+          return data.contains(k) && data[k].is_number() ? std::abs(data[k].get<double>()) : 0.0;
         };
         if (size("examples") * (size("features") + 1) > 1048576.0) return true;
       }
