@@ -177,6 +177,12 @@ inline Synthetic synthetic_logistic(std::size_t n, Eigen::Index d, std::uint64_t
 }
 
 
+/// Where part k of `parts` equal parts of `size` things starts, ⌊size·k/parts⌋ (k = parts: the end),
+/// without overflow: the byte ranges of a file's parts and the rows of generated data's shards.
+inline std::uint64_t part_start(std::uint64_t size, std::uint64_t k, std::uint64_t parts) {
+  return static_cast<std::uint64_t>(static_cast<random::u128>(size) * k / parts);
+}
+
 /// Rows [first, first + count) of a synthetic logistic-regression data set of any size, drawn as
 /// synthetic_logistic's model (x_i ~ N(0, I_d/d)·scale with an intercept 1, θ* ~ N(0, I_d) from stream
 /// (seed, 0), y_i ~ Bernoulli(σ(θ*ᵀx_i))) but row i from its own stream (seed, i + 1): any part of the

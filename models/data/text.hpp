@@ -16,7 +16,6 @@
 
 #include <sgmcmc/models/data/dataset.hpp>
 #include <sgmcmc/modules/error.hpp>
-#include <sgmcmc/modules/random/stream.hpp>
 
 namespace sgmcmc::data {
 
@@ -44,11 +43,8 @@ inline TextPart read_file_part(const std::filesystem::path& path, const std::str
   if (!in) throw Error(fmt::format("{}: cannot open the {} file for reading", path.string(), what));
   in.seekg(0, std::ios::end);
   const auto size = static_cast<std::uint64_t>(in.tellg());
-  const auto cut = [&](std::uint64_t k) {
-    return static_cast<std::uint64_t>(static_cast<random::u128>(size) * k / parts);
-  };
-  std::uint64_t begin = cut(part);
-  const std::uint64_t end = cut(part + 1);
+  std::uint64_t begin = part_start(size, part, parts);
+  const std::uint64_t end = part_start(size, part + 1, parts);
   const auto read_at = [&](std::uint64_t at, std::size_t n) {
     std::string bytes(n, '\0');
     in.clear();

@@ -56,10 +56,10 @@ inline LogisticRows logistic_rows(Fields& f, const distributed::Shard& shard) {
       fail(f.at("data"), fmt::format("{} examples of {} features would take {:.3g} GB per rank: shard them over more ranks "
                                      "(distributed.shards) or generate fewer", n, d,
                                      8e-9 * static_cast<double>(n) / shard.count * static_cast<double>(d + 1)));
-    const auto cut = [&](std::uint64_t k) { return static_cast<std::uint64_t>(static_cast<random::u128>(n) * k / static_cast<std::uint64_t>(shard.count)); };
-    out.first = cut(static_cast<std::uint64_t>(shard.index));
+    const auto parts = static_cast<std::uint64_t>(shard.count), k = static_cast<std::uint64_t>(shard.index);
+    out.first = data::part_start(n, k, parts);
     out.total = n;
-    out.rows = data::synthetic_logistic_rows(out.first, cut(static_cast<std::uint64_t>(shard.index) + 1) - out.first, n,
+    out.rows = data::synthetic_logistic_rows(out.first, data::part_start(n, k + 1, parts) - out.first, n,
                                              static_cast<Eigen::Index>(d), seed).data;
     out.record = {{"examples", n}, {"features", d}, {"seed", seed}};
     return out;
