@@ -12,6 +12,7 @@
 #include <cmath>
 #include <algorithm>
 #include <memory>
+#include <type_traits>
 #include <vector>
 
 #include <Eigen/Core>
@@ -27,7 +28,15 @@ struct BnnPrecisions {
   double layer1 = 1, layer2 = 1;
 };
 
-struct Bnn {
+/// The net with its products in `Scalar`: double, or float (`"precision": "float32"` in the bnn target).
+/// θ and its gradient stay double in the sampler; in float, each gradient call rounds θ to float once,
+/// runs the forward and backward products in float (every sum over a part's examples accumulates in
+/// float, as a float32 PyTorch net does) and adds each part's float gradient to g in double, in part
+/// order. The prior terms and the Gibbs step are double in both.
+template <class Scalar>
+struct BasicBnn {
+  using Matrix = Eigen::Matrix<Scalar, Eigen::Dynamic, Eigen::Dynamic>;
+  using Vector = Eigen::Matrix<Scalar, Eigen::Dynamic, 1>;
   std::shared_ptr<const data::Dataset<float>> data;
   Eigen::Index hidden = 100;
   Eigen::Index classes = 10;
@@ -36,17 +45,18 @@ struct Bnn {
   /// Threading of the batch gradient: the batch is cut into `chunks` fixed contiguous parts; each
   /// part's gradient goes into its own buffer and the buffers are added to g in part order, so the
   /// result depends on `chunks` only, never on `threads` (the threads that compute the parts, parts
-  /// c ≡ w mod threads on thread w). chunks = 1: one part, added straight into g.
+  /// c ≡ w mod threads on thread w). chunks = 1 in double: one part, added straight into g.
   int chunks = 1;
   int threads = 1;
 
   struct Part {
-    Eigen::MatrixXd x, a, o, dz;
-    Eigen::VectorXd g;
+    Matrix x, a, o, dz;
+    Vector g;
   };
   struct Scratch {
     std::vector<Part> parts;
     std::vector<std::size_t> one;
+    Vector theta;  ///< θ in Scalar, when Scalar is not double
     parallel::WorkerPoolSlot pool;  ///< the part threads; a copied model starts with its own (empty) slot
   };
   mutable Scratch s;  ///< per potential copy (one chain); reused, so a step allocates nothing after the first
@@ -65,20 +75,29 @@ struct Bnn {
                   precisions->layer2 * th.tail(dim() - layer1_size()).squaredNorm());
   }
 
-  /// Class probabilities (K × n) for the feature columns X (d × n), into `p`.
+  /// θ's coefficients in Scalar: θ itself in double, else rounded once into the scratch.
+  const Scalar* weights(const Eigen::VectorXd& th) const {
+    if constexpr (std::is_same_v<Scalar, double>) {
+      return th.data();
+    } else {
+      s.theta = th.cast<Scalar>();
+      return s.theta.data();
+    }
+  }
+
+  /// Class probabilities (K × n) for the feature columns X (d × n), into `p`; `w` is θ in Scalar.
   template <class X>
-  void forward(const Eigen::VectorXd& th, const X& x, Eigen::MatrixXd& a, Eigen::MatrixXd& p) const {
+  void forward(const Scalar* w, const X& x, Matrix& a, Matrix& p) const {
     const Eigen::Index d = in(), H = hidden, K = classes;
-    const Eigen::Map<const Eigen::MatrixXd> W1(th.data(), d, H), W2(th.data() + layer1_size(), H, K);
-    const auto b1 = th.segment(d * H, H);
-    const auto b2 = th.segment(layer1_size() + H * K, K);
+    const Eigen::Map<const Matrix> W1(w, d, H), W2(w + layer1_size(), H, K);
+    const Eigen::Map<const Vector> b1(w + d * H, H), b2(w + layer1_size() + H * K, K);
     a.noalias() = W1.transpose() * x;
     a.colwise() += b1;
-    a = (1.0 + (-a.array()).exp()).inverse();  // Z = σ(A), in place
+    a = (Scalar(1) + (-a.array()).exp()).inverse();  // Z = σ(A), in place
     p.noalias() = W2.transpose() * a;
     p.colwise() += b2;
     for (Eigen::Index c = 0; c < p.cols(); ++c) {  // column-wise softmax, max-shifted
-      const double m = p.col(c).maxCoeff();
+      const Scalar m = p.col(c).maxCoeff();
       p.col(c) = (p.col(c).array() - m).exp();
       p.col(c) /= p.col(c).sum();
     }
@@ -88,38 +107,43 @@ struct Bnn {
     const auto n = idx.size();
     const auto k = static_cast<std::size_t>(std::max(1, chunks));
     if (s.parts.size() < k) s.parts.resize(k);
-    if (k == 1) {
-      add_part_gradient(th, idx, 0, n, s.parts[0], g, scale);
-      return;
+    const Scalar* w = weights(th);
+    if constexpr (std::is_same_v<Scalar, double>) {
+      if (k == 1) {
+        add_part_gradient(w, idx, 0, n, s.parts[0], g, scale);
+        return;
+      }
     }
     auto part = [&](std::size_t c, unsigned /*worker*/) {
       Part& p = s.parts[c];
       p.g.setZero(g.size());
-      add_part_gradient(th, idx, c * n / k, (c + 1) * n / k, p, p.g, scale);
+      add_part_gradient(w, idx, c * n / k, (c + 1) * n / k, p, p.g, scale);
     };
     // The library's one thread pool (modules/parallel/worker_pool.hpp), created on the first gradient:
     // a step pays a wake-up, not thread creation. Part c's result depends on c alone.
     const auto t = static_cast<unsigned>(std::min(k, static_cast<std::size_t>(std::max(1, threads))));
-    s.pool.get(t).for_each(k, part);
-    for (std::size_t c = 0; c < k; ++c) g += s.parts[c].g;  // fixed order: independent of `threads`
+    if (k == 1) part(0, 0);
+    else s.pool.get(t).for_each(k, part);
+    for (std::size_t c = 0; c < k; ++c) g += s.parts[c].g.template cast<double>();  // fixed order: independent of `threads`
   }
   /// g += scale · Σ_{i ∈ idx[begin, end)} ∇(-log p(y_i | x_i, θ)), by backprop on the part's scratch.
-  void add_part_gradient(const Eigen::VectorXd& th, const std::vector<std::size_t>& idx, std::size_t begin, std::size_t end,
-                         Part& p, Eigen::VectorXd& g, double scale) const {
+  template <class G>
+  void add_part_gradient(const Scalar* w, const std::vector<std::size_t>& idx, std::size_t begin, std::size_t end, Part& p,
+                         G& g, double scale) const {
     const Eigen::Index d = in(), H = hidden, K = classes, n = static_cast<Eigen::Index>(end - begin);
     p.x.resize(d, n);
     for (Eigen::Index c = 0; c < n; ++c)
-      p.x.col(c) = data->x.col(static_cast<Eigen::Index>(idx[begin + static_cast<std::size_t>(c)])).cast<double>();
-    forward(th, p.x, p.a, p.o);
-    for (Eigen::Index c = 0; c < n; ++c) p.o(data->y[static_cast<Eigen::Index>(idx[begin + static_cast<std::size_t>(c)])], c) -= 1.0;  // δO = P − Y
-    p.o *= scale;
-    const Eigen::Map<const Eigen::MatrixXd> W2(th.data() + layer1_size(), H, K);
-    Eigen::Map<Eigen::MatrixXd> gW1(g.data(), d, H), gW2(g.data() + layer1_size(), H, K);
+      p.x.col(c) = data->x.col(static_cast<Eigen::Index>(idx[begin + static_cast<std::size_t>(c)])).template cast<Scalar>();
+    forward(w, p.x, p.a, p.o);
+    for (Eigen::Index c = 0; c < n; ++c) p.o(data->y[static_cast<Eigen::Index>(idx[begin + static_cast<std::size_t>(c)])], c) -= Scalar(1);  // δO = P − Y
+    p.o *= static_cast<Scalar>(scale);
+    const Eigen::Map<const Matrix> W2(w + layer1_size(), H, K);
+    Eigen::Map<Matrix> gW1(g.data(), d, H), gW2(g.data() + layer1_size(), H, K);
     gW2.noalias() += p.a * p.o.transpose();
     g.segment(layer1_size() + H * K, K) += p.o.rowwise().sum();
     // δA = (W2 δO) ⊙ Z ⊙ (1 − Z), into the hidden buffer once ∇W2 is done.
     p.dz.noalias() = W2 * p.o;  // H × n
-    p.a.array() = p.dz.array() * p.a.array() * (1.0 - p.a.array());
+    p.a.array() = p.dz.array() * p.a.array() * (Scalar(1) - p.a.array());
     gW1.noalias() += p.x * p.a.transpose();
     g.segment(d * H, H) += p.a.rowwise().sum();
   }
@@ -128,10 +152,10 @@ struct Bnn {
     add_batch_gradient(th, s.one, g, scale);
   }
   double example_value(const Eigen::VectorXd& th, std::size_t i) const {
-    const Eigen::MatrixXd x = data->x.col(static_cast<Eigen::Index>(i)).cast<double>();
-    Eigen::MatrixXd a, p;
-    forward(th, x, a, p);
-    return -std::log(p(data->y[static_cast<Eigen::Index>(i)], 0));
+    const Matrix x = data->x.col(static_cast<Eigen::Index>(i)).template cast<Scalar>();
+    Matrix a, p;
+    forward(weights(th), x, a, p);
+    return -std::log(static_cast<double>(p(data->y[static_cast<Eigen::Index>(i)], 0)));
   }
 
   /// λ_l | θ ~ Gamma(1 + n_l/2, rate 1 + ‖θ_l‖²/2) for each layer (weights and biases together).
@@ -156,8 +180,9 @@ struct Bnn {
   /// Class probabilities averaged into `acc` (K × N, running mean over `count` earlier draws).
   template <class S>
   double error_rate(const Eigen::VectorXd& th, const data::Dataset<S>& test, Eigen::MatrixXd* acc = nullptr, double count = 0) const {
-    Eigen::MatrixXd a, p;
-    forward(th, test.x.template cast<double>(), a, p);
+    Matrix a, ps;
+    forward(weights(th), test.x.template cast<Scalar>(), a, ps);
+    const Eigen::MatrixXd p = ps.template cast<double>();
     if (acc) {
       if (count == 0) *acc = p;
       else *acc += (p - *acc) / (count + 1);
@@ -172,6 +197,8 @@ struct Bnn {
     return double(wrong) / double(q.cols());
   }
 };
-static_assert(BatchDataModel<Bnn>);
+using Bnn = BasicBnn<double>;
+using BnnFloat = BasicBnn<float>;
+static_assert(BatchDataModel<Bnn> && BatchDataModel<BnnFloat>);
 
 }  // namespace sgmcmc::models

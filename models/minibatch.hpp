@@ -16,6 +16,7 @@
 
 #include <sgmcmc/modules/error.hpp>
 #include <sgmcmc/modules/random/permutation.hpp>
+#include <sgmcmc/modules/simd/reproducibility.hpp>  // every data model runs dense products
 
 namespace sgmcmc::models {
 

@@ -23,6 +23,7 @@
 #include <fmt/format.h>
 
 #include <sgmcmc/modules/parallel/worker_pool.hpp>
+#include <sgmcmc/modules/simd/reproducibility.hpp>
 #include <sgmcmc/run/builtin.hpp>
 #include <sgmcmc/run/config.hpp>
 #include <sgmcmc/run/distributed/rounds.hpp>
@@ -229,12 +230,19 @@ inline std::vector<ChainStatus> advance_streaming(std::vector<std::unique_ptr<An
   return status;
 }
 
+/// The reproducibility tier this binary was built for (modules/simd/reproducibility.hpp): a record
+/// written by a "native" build replays bit for bit only on a machine with its instruction set.
+inline json build_of_this_binary() {
+  return {{"tier", simd::portable_build ? "portable" : "native"}, {"isa", simd::compiled_isa}};
+}
+
 // The record without draws: schema, library, config, status, timings and each chain's status,
 // diagnostics, state and number of draws kept.
 inline json record_of(const RunConfig& c, const std::vector<json>& summaries, const std::vector<ChainStatus>& status,
                       const std::vector<std::uint64_t>& kept, json phases, bool interrupted) {
   json record = {{"schema", schema_name}, {"schema_version", schema_version},
-                 {"library", {{"name", "sgmcmc"}, {"version", sgmcmc::version}}}, {"config", c.resolved},
+                 {"library", {{"name", "sgmcmc"}, {"version", sgmcmc::version}, {"build", build_of_this_binary()}}},
+                 {"config", c.resolved},
                  {"config_digest", config_digest(c.resolved)}};
   bool ok = true;
   json out = json::array();

@@ -28,9 +28,11 @@ configure() {
 # built once with clang++-14 under AddressSanitizer and UndefinedBehaviorSanitizer, the library also with
 # libFuzzer's coverage instrumentation (fuzzer-no-link) so the fuzzers see inside it. Clang compiles this
 # build in about half GCC's time, and one build serves both the sanitizer tests and the fuzzers.
+# It is the portable tier (SGMCMC_PORTABLE, baseline x86-64): the suite runs once in each tier, and
+# tests/core/test_reproducibility.cpp checks the portable tier's recorded bits here.
 # -Wno-psabi: Clang warns that manifolds/sphere.hpp's internal AVX vector helpers would change the ABI
 # without -mavx (they are inline, never called across objects built with other flags); GCC does not.
 sanitize_options=(-DCMAKE_CXX_COMPILER=clang++-14 -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS="-O1 -Wno-psabi"
                   -DSGMCMC_BUILD_TESTS=ON -DSGMCMC_BUILD_APPS=ON -DSGMCMC_UNIT_ONLY=ON -DSGMCMC_BUILD_BENCH=OFF
                   -DSGMCMC_BUILD_EXPERIMENTS=OFF -DSGMCMC_SANITIZE=fuzzer-no-link,address,undefined
-                  -DSGMCMC_BUILD_FUZZ=ON)
+                  -DSGMCMC_BUILD_FUZZ=ON -DSGMCMC_PORTABLE=ON)

@@ -13,7 +13,8 @@ scripts/deps.sh python3-xarray python3-netcdf4 clang-14 libclang-rt-14-dev libop
 jobs="$(nproc)"
 done_at() { echo "sgmcmc test.sh: $1 at $((SECONDS / 60)) min $((SECONDS % 60)) s" >&2; }
 configure build -DCMAKE_BUILD_TYPE=Release -DSGMCMC_BUILD_TESTS=ON -DSGMCMC_BUILD_APPS=ON -DSGMCMC_UNIT_ONLY=OFF \
-          -DSGMCMC_SANITIZE= -DSGMCMC_BUILD_BENCH=OFF -DSGMCMC_BUILD_EXPERIMENTS=OFF -DSGMCMC_BUILD_FUZZ=OFF -DSGMCMC_MPI=ON
+          -DSGMCMC_SANITIZE= -DSGMCMC_BUILD_BENCH=OFF -DSGMCMC_BUILD_EXPERIMENTS=OFF -DSGMCMC_BUILD_FUZZ=OFF -DSGMCMC_MPI=ON \
+          -DSGMCMC_PORTABLE=OFF
 cmake --build build -j"$jobs"
 done_at "optimised build"
 (cd build && ctest --output-on-failure --no-tests=error -j"$jobs")

@@ -30,14 +30,14 @@ struct PrecisionsJson<models::BnnPrecisions> {
   }
 };
 
-static_assert(GibbsModel<models::Bnn> && TargetWithState<DataTarget<models::Minibatch<models::Bnn>>> &&
+static_assert(GibbsModel<models::Bnn> && GibbsModel<models::BnnFloat> && TargetWithState<DataTarget<models::Minibatch<models::Bnn>>> &&
               PotentialWithValue<DataTarget<models::Minibatch<models::Bnn>>> &&
               PotentialWithNoiseEstimate<DataTarget<models::Minibatch<models::Bnn>>>);
 
 inline TargetEntry bnn_target() {
   return {{"bnn"},
           "the SGHMC paper's Bayesian neural net on a CSV (features, then a class label): data, hidden 50, classes, "
-          "prior_precision 1, batch_size min(100, N), threads 1, gibbs_every 0",
+          "prior_precision 1, batch_size min(100, N), threads 1, gibbs_every 0, precision float64 (or float32)",
           [](Fields& f, const ManifoldChoice& manifold) {
             const std::string name = "bnn";
             // The file first: a missing or malformed file is named before the other fields are checked.
@@ -60,19 +60,24 @@ inline TargetEntry bnn_target() {
             const bool replace = f.boolean("with_replacement", false);
             const auto threads = f.count("threads", 1, 1);
             const auto gibbs_every = targets::read_gibbs_every(f, name, true);
-            models::Bnn m;
-            m.data = std::make_shared<const data::Dataset<float>>(d.cast<float>());
-            m.hidden = static_cast<Eigen::Index>(hidden), m.classes = static_cast<Eigen::Index>(classes);
-            m.precisions = std::make_shared<models::BnnPrecisions>(models::BnnPrecisions{lambda, lambda});
-            m.chunks = m.threads = static_cast<int>(threads);
-            const Eigen::Index own = m.dim();
-            if (const auto dim = manifold.dim(); dim && own != *dim)
-              fail(f.at("data"), fmt::format("a {}–{}–{} net on {} has {} weights but the manifold has {} coordinates", d.dim(), hidden,
-                                             classes, path, own, *dim));
+            const bool single = targets::read_precision(f) == targets::Precision::float32;
             json out = {{"name", name}, {"data", path}, {"hidden", hidden}, {"classes", classes}, {"prior_precision", lambda},
-                        {"batch_size", batch}, {"with_replacement", replace}, {"threads", threads}, {"gibbs_every", gibbs_every}};
-            return targets::make_estimated_choice(f, name, data::minibatch(std::move(m), batch, targets::sampling(replace)), std::move(out),
-                                                  {own, true, gibbs_every});
+                        {"batch_size", batch}, {"with_replacement", replace}, {"threads", threads}, {"gibbs_every", gibbs_every},
+                        {"precision", single ? "float32" : "float64"}};
+            const auto make = [&]<class Scalar>(Scalar) {
+              models::BasicBnn<Scalar> m;
+              m.data = std::make_shared<const data::Dataset<float>>(d.cast<float>());
+              m.hidden = static_cast<Eigen::Index>(hidden), m.classes = static_cast<Eigen::Index>(classes);
+              m.precisions = std::make_shared<models::BnnPrecisions>(models::BnnPrecisions{lambda, lambda});
+              m.chunks = m.threads = static_cast<int>(threads);
+              const Eigen::Index own = m.dim();
+              if (const auto dim = manifold.dim(); dim && own != *dim)
+                fail(f.at("data"), fmt::format("a {}–{}–{} net on {} has {} weights but the manifold has {} coordinates", d.dim(),
+                                               hidden, classes, path, own, *dim));
+              return targets::make_estimated_choice(f, name, data::minibatch(std::move(m), batch, targets::sampling(replace)),
+                                                    std::move(out), {own, true, gibbs_every});
+            };
+            return single ? make(float{}) : make(double{});
           }};
 }
 

@@ -68,6 +68,16 @@ inline std::uint64_t read_gibbs_every(Fields& f, const std::string& name, bool h
   return 0;
 }
 
+/// The arithmetic a data model's products run in (`precision`: "float64", the default, or "float32";
+/// docs/config.md). The sampler's state stays double either way.
+enum class Precision { float64, float32 };
+inline Precision read_precision(Fields& f) {
+  const std::string p = f.string("precision", "float64");
+  if (p == "float64") return Precision::float64;
+  if (p == "float32") return Precision::float32;
+  fail(f.at("precision"), fmt::format("expected \"float64\" or \"float32\", got \"{}\"", printable(p)));
+}
+
 /// `grad_noise` σ ≥ 0 (default 0), which every target accepts: the sampler sees ∇Ũ + N(0, σ²I) (the
 /// SGHMC paper's simulated noise, Fig. 3; AnyTarget adds it). Recorded as "grad_noise".
 inline double read_grad_noise(Fields& f, json& resolved) {

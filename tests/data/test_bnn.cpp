@@ -64,3 +64,42 @@ TEST_CASE("BNN: the threaded batch gradient does not depend on the number of thr
   CHECK(t1 == t2);
   CHECK(t1 == t3);
 }
+
+TEST_CASE("BNN in float32: the gradient is the double one to float rounding, and independent of threads") {
+  // Catches: a float path that drops the N/n scale or the prior, misplaces a block of θ when rounding
+  // it to float (every coordinate is compared), sums its parts in thread order, or accumulates the
+  // batch in double on one path and float on another (the relative error would be 1e-16 or 1e-1, not
+  // the 1e-7 to 1e-5 of float sums over 60 examples).
+  data::Dataset<float> d;
+  d.x = Eigen::MatrixXf::Random(9, 60);
+  d.y.resize(60);
+  for (int i = 0; i < 60; ++i) d.y[i] = i % 3;
+  models::Bnn m;
+  m.data = std::make_shared<const data::Dataset<float>>(d);
+  m.hidden = 7, m.classes = 3;
+  models::BnnFloat f;
+  f.data = m.data, f.hidden = m.hidden, f.classes = m.classes;
+  random::Stream rng(8, 0);
+  const VectorXd x = m.initial_point(rng, 0.7);
+  std::vector<std::size_t> idx(60);
+  for (std::size_t i = 0; i < 60; ++i) idx[i] = (i * 7) % 60;
+  VectorXd gd = VectorXd::Zero(m.dim()), gf = VectorXd::Zero(m.dim());
+  m.add_prior_gradient(x, gd), m.add_batch_gradient(x, idx, gd, 3.0);
+  f.add_prior_gradient(x, gf), f.add_batch_gradient(x, idx, gf, 3.0);
+  const double rel = (gf - gd).cwiseAbs().maxCoeff() / gd.cwiseAbs().maxCoeff();
+  MESSAGE("float32 gradient: max |g32 - g64| / max |g64| = ", rel);
+  CHECK(rel < 1e-5);
+  CHECK(rel > 0);  // it did run in float
+  CHECK(f.example_value(x, 4) == doctest::Approx(m.example_value(x, 4)).epsilon(1e-5));
+  auto grad = [&](int chunks, int threads) {
+    models::BnnFloat c = f;
+    c.chunks = chunks, c.threads = threads;
+    VectorXd g = VectorXd::Zero(f.dim());
+    c.add_batch_gradient(x, idx, g, 3.0);
+    c.add_batch_gradient(x, idx, g, 3.0);
+    return g;
+  };
+  const VectorXd t1 = grad(3, 1), t2 = grad(3, 2), t3 = grad(3, 3);
+  CHECK(t1 == t2);
+  CHECK(t1 == t3);
+}
