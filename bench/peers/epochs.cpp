@@ -16,6 +16,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <memory>
 #include <string>
@@ -121,7 +122,8 @@ void write_check(const Model& model, const Eigen::VectorXd& theta, std::size_t b
   Eigen::VectorXd g = Eigen::VectorXd::Zero(theta.size());
   p.model.add_prior_gradient(theta, g);
   p.add_batch(theta, idx, g, p.batch_scale());
-  const std::string stem = fmt::format("{}/check_{}_{}", o.check_dir, header["tag"].get<std::string>(), o.precision);
+  const std::string tag = header["tag"].get<std::string>();
+  const std::string stem = std::filesystem::absolute(fmt::format("{}/check_{}_{}", o.check_dir, tag, o.precision)).string();
   const std::vector<std::int64_t> idx64(idx.begin(), idx.end());
   write_raw(stem + ".theta.f64", theta.data(), sizeof(double) * static_cast<std::size_t>(theta.size()));
   write_raw(stem + ".idx.i64", idx64.data(), sizeof(std::int64_t) * idx64.size());
@@ -163,7 +165,7 @@ json run_bnn(const Options& o) {
     m.chunks = m.threads = o.threads;  // what the CLI's `threads` field sets
     constexpr std::size_t batch = 500;
     const double N = double(train->size()), eta = 0.1 / N, alpha = 0.1, h = std::sqrt(eta), c = alpha / h;
-    const json header = {{"model", "bnn"}, {"tag", "bnn"}, {"data", dir}, {"in", m.in()}, {"hidden", m.hidden},
+    const json header = {{"model", "bnn"}, {"tag", "bnn"}, {"data", std::filesystem::absolute(dir).string()}, {"in", m.in()}, {"hidden", m.hidden},
                          {"classes", m.classes}, {"prior_precisions", {1.0, 1.0}}, {"h", h}, {"friction", c}};
     if (!o.check_dir.empty()) {
       Model one = m;  // the check on one part: the batch sum in one order (chunks only reorders it)
@@ -204,7 +206,7 @@ json run_logistic(const Options& o) {
   if (!o.check_dir.empty()) {
     // The data for the peer: float64, row-major N × d (the d × N column-major matrix's memory), then
     // the N labels as float64.
-    const std::string path = fmt::format("{}/{}.f64", o.check_dir, tag);
+    const std::string path = std::filesystem::absolute(fmt::format("{}/{}.f64", o.check_dir, tag)).string();
     std::vector<double> buf(set->x.data(), set->x.data() + set->x.size());
     for (Eigen::Index i = 0; i < set->y.size(); ++i) buf.push_back(double(set->y[i]));
     write_raw(path, buf.data(), sizeof(double) * buf.size());
@@ -223,7 +225,7 @@ json run_bpmf(const Options& o) {
   const models::Bpmf m{ratings, 20, 3.0, ratings->mean(), std::make_shared<models::BpmfPrecisions>()};
   constexpr std::size_t batch = 1000;
   const double eta = 1e-4, alpha = 0.1, h = std::sqrt(eta), c = alpha / h;
-  const json header = {{"model", "bpmf"}, {"tag", "bpmf"}, {"data", o.data}, {"users", m.users()}, {"items", m.items()},
+  const json header = {{"model", "bpmf"}, {"tag", "bpmf"}, {"data", std::filesystem::absolute(o.data).string()}, {"users", m.users()}, {"items", m.items()},
                        {"latent", m.latent}, {"tau", m.tau}, {"mean", m.mean}, {"prior_precisions", {1.0, 1.0, 1.0, 1.0}},
                        {"h", h}, {"friction", c}};
   if (!o.check_dir.empty()) write_check(m, check_point(m.dim(), 0.1), batch, header, o);
