@@ -176,6 +176,9 @@ if torch_runs:
     print(f"torch {torch_runs[0]['torch']}, BLAS {os.path.basename(torch_runs[0]['blas'][-1]) if torch_runs[0]['blas'] else '?'}, "
           f"OPENBLAS_CORETYPE={torch_runs[0]['env']['OPENBLAS_CORETYPE']}, OMP_WAIT_POLICY={torch_runs[0]['env']['OMP_WAIT_POLICY']}; "
           f"1000×1000 f64 matmul {min(g):.1f}–{max(g):.1f} GFLOP/s.")
+    sources = sorted({f"{r['model']} {r['precision']}: {r['noise']}" for r in torch_runs if "noise" in r})
+    if sources:
+        print("Peer's normal draws (the faster source, measured at start): " + "; ".join(sources) + ".")
     if impls:
         print("BNN peer, the faster of hand-written backprop and autograd: " + "; ".join(impls) + ".")
     print("Equivalence (max|Δ|/max|g| of torch's gradient against the library's at θ₀ on one batch): " +

@@ -2,7 +2,8 @@
 """The PyTorch peer of bench/peers/epochs.cpp: seconds per epoch of SGHMC (ABOBA, scalar friction C,
 no noise correction, step h) on the same model, data and settings, written as a PyTorch user would
 write it well: hand-written forward/backward with torch matrix ops under torch.no_grad(), preallocated
-buffers (index_select with out=, in-place updates), torch.randn into a preallocated noise buffer. For
+buffers (index_select with out=, in-place updates), normals drawn into a preallocated noise buffer (by
+torch.randn or NumPy's generator into the same memory, whichever is faster; see normal_source). For
 the BNN an autograd version is timed too, and the faster one is the headline number.
 
 The configuration (h, C, batch, data, model sizes) comes from the check header the C++ program wrote
@@ -17,6 +18,7 @@ Run with /usr/bin/python3 (Debian's python3-torch); scripts/bench_peers.sh sets 
 OMP_WAIT_POLICY=PASSIVE.
 """
 import argparse
+import ctypes
 import gzip
 import json
 import math
@@ -66,6 +68,17 @@ def loaded_blas():
     return sorted(libs)
 
 
+def openblas_threads(libs):
+    """openblas_get_num_threads() of the loaded OpenBLAS (None without one)."""
+    for path in libs:
+        if "openblas" in os.path.basename(path):
+            try:
+                return ctypes.CDLL(path).openblas_get_num_threads()
+            except (OSError, AttributeError):
+                return None
+    return None
+
+
 def gemm_gflops(n=1000, reps=5):
     """GFLOP/s of an n×n float64 matmul (best of reps): shows whether the BLAS is a tuned one."""
     a = torch.randn(n, n, dtype=torch.float64)
@@ -78,6 +91,31 @@ def gemm_gflops(n=1000, reps=5):
         torch.mm(a, b, out=c)
         best = min(best, time.perf_counter() - t0)
     return 2.0 * n ** 3 / best / 1e9
+
+
+def normal_source(buf):
+    """A function filling `buf` with standard normals: torch.randn(out=) or NumPy's ziggurat (PCG64)
+    writing into the same memory, whichever is faster here for this size and dtype (measured once).
+    torch 1.13's float64 normal sampler is scalar (about 20 ns a draw against 5 for float32), and
+    NumPy's float64 ziggurat beats it; for float32 torch's vectorised Box–Muller wins."""
+    arr = buf.numpy()  # shares buf's storage: no copy per step
+    rng = np.random.default_rng(int(torch.randint(0, 2 ** 62, (1,))))
+
+    def by_torch():
+        torch.randn(buf.shape, out=buf)
+
+    def by_numpy():
+        rng.standard_normal(out=arr, dtype=arr.dtype)
+
+    candidates = [(by_torch, "torch.randn"), (by_numpy, "numpy.random.Generator.standard_normal")]
+    best = [math.inf] * len(candidates)
+    for _ in range(5):  # alternating rounds, each candidate's fastest: robust to a busy neighbour
+        for k, (f, _name) in enumerate(candidates):
+            t0 = time.perf_counter()
+            for _ in range(3):
+                f()
+            best[k] = min(best[k], time.perf_counter() - t0)
+    return candidates[best.index(min(best))]
 
 
 class Sghmc:
@@ -94,6 +132,7 @@ class Sghmc:
         e = math.exp(-friction * h / 2)
         self.keep, self.sd, self.kick = e * e, e * math.sqrt(2 * friction * h), -e * h
         self.grad, self.n, self.batch = grad, n, batch
+        self.normals, self.noise_source = normal_source(self.noise)
         self.perm = torch.randperm(n)
         self.pos = n  # batches are consecutive slices of a fresh permutation per pass (without replacement)
 
@@ -106,7 +145,7 @@ class Sghmc:
         x, v = self.x, self.v
         x.add_(v, alpha=self.h / 2)
         self.grad(x, idx, self.g)
-        torch.randn(self.noise.shape, out=self.noise)
+        self.normals()
         v.mul_(self.keep).add_(self.noise, alpha=self.sd).add_(self.g, alpha=self.kick)
         x.add_(v, alpha=self.h / 2)
 
@@ -321,7 +360,8 @@ def time_epochs(cfg, grad, x0):
             seconds.append(s)  # epoch 0 is the warm-up
         print(f"  torch {cfg['tag']} {args.precision} threads {args.threads}: epoch {e}{' (warm-up)' if e == 0 else ''} "
               f"{s:.3f} s", file=sys.stderr)
-    return {"seconds_per_epoch": seconds, "median": statistics.median(seconds), "steps_per_epoch": steps}
+    return {"seconds_per_epoch": seconds, "median": statistics.median(seconds), "steps_per_epoch": steps,
+            "noise": chain.noise_source}
 
 
 def main():
@@ -330,7 +370,9 @@ def main():
     torch.manual_seed(0)
     gflops = gemm_gflops()
     blas = loaded_blas()
-    print(f"  torch {torch.__version__}, threads {torch.get_num_threads()}, BLAS {' '.join(blas) or '?'}: "
+    blas_threads = openblas_threads(blas)
+    print(f"  torch {torch.__version__}, threads {torch.get_num_threads()} (OpenBLAS {blas_threads}), "
+          f"BLAS {' '.join(blas) or '?'}: "
           f"1000×1000 f64 matmul {gflops:.1f} GFLOP/s", file=sys.stderr)
     impls = ["hand", "autograd"] if cfg["model"] == "bnn" and args.bnn_impl == "best" else [args.bnn_impl]
     if cfg["model"] != "bnn":
@@ -354,7 +396,7 @@ def main():
         "side": "torch", "model": cfg["tag"], "precision": args.precision, "threads": args.threads, "impl": best,
         "impls": runs, "N": cfg["N"], "batch": cfg["batch"], "d": cfg["dim"], "quick": args.quick,
         "check": args.check, "tolerance": TOLERANCE[args.precision],
-        "torch": torch.__version__, "blas": blas, "gemm_f64_gflops": gflops,
+        "torch": torch.__version__, "blas": blas, "openblas_threads": blas_threads, "gemm_f64_gflops": gflops,
         "env": {k: os.environ.get(k) for k in ("OPENBLAS_CORETYPE", "OMP_WAIT_POLICY", "OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS")},
     })
     with open(args.out, "w") as f:
