@@ -3,15 +3,15 @@
 //   bnn       784–100–10 net on Fashion-MNIST, batch 500, η = 0.1/N, α = 0.1, h = √η, C = α/h
 //             (experiments/real/bnn.cpp); f64 (models::Bnn) or f32 (models::BasicBnn<float>)
 //   logistic  synthetic X ~ N(0, 1), β ~ N(0, 0.3²), y ~ Bernoulli(σ(Xβ)), batch 100, prior sd 1
-//   bpmf      MovieLens ratings, D = 20, τ = 3, batch 1000, η = 10⁻⁴ (SGHMC's tuned rate in
-//             docs/reproductions.md), α = 0.1, h = √η, C = α/h
+//   bpmf      MovieLens ratings, D = 20, τ = 3, batch 1000, η = 3·10⁻⁵ (bpmf_eta), α = 0.1, h = √η,
+//             C = α/h
 // One warm-up epoch, then K timed epochs (one epoch = ⌊N/batch⌋ steps), each the wall time of
 // chain.run(Retention::none(), StopAfter{steps}) — the way experiments/real/bnn.cpp times a pass.
 // With --check-dir the program also writes the equivalence check the peer must reproduce: a fixed θ₀,
 // one batch's indices and the library's stochastic gradient there (prior + (N/n)·Σ_batch), plus a JSON
 // header with every setting the peer needs (so both sides run the same configuration from one place).
 // Usage: bench_epochs bnn|logistic|bpmf --out JSON [--precision f64|f32] [--threads T] [--epochs K]
-//        [--quick] [--check-dir DIR] [--data PATH] [--dim D] [--label NAME]
+//        [--quick] [--check-dir DIR] [--data PATH] [--dim D] [--eta η] [--label NAME]
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -62,12 +62,17 @@ struct NotAvailable : Error {
 struct Options {
   std::string model, precision = "f64", out, check_dir, data, label = "default";
   int threads = 1, epochs = 3;
+  double eta = 0;  ///< bpmf: the learning rate η (0: the default below)
   Eigen::Index dim = 50;
   bool quick = false;
 };
 
 constexpr std::size_t quick_steps = 20;  // --quick: an "epoch" of 20 steps, for smoke tests only
 constexpr std::uint64_t chain_seed = 11, check_seed = 97, data_seed = 2024;
+// BPMF's η: SGHMC's tuned 10⁻⁴ (docs/reproductions.md) was for batches of 4000; at 1000 the N/n-scaled
+// gradient is 4× larger and the chain diverged within the first pass, 3·10⁻⁵ (the grid's next value) ran
+// 30 passes.
+constexpr double bpmf_eta = 3e-5;
 
 double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
@@ -165,7 +170,8 @@ json run_bnn(const Options& o) {
     m.chunks = m.threads = o.threads;  // what the CLI's `threads` field sets
     constexpr std::size_t batch = 500;
     const double N = double(train->size()), eta = 0.1 / N, alpha = 0.1, h = std::sqrt(eta), c = alpha / h;
-    const json header = {{"model", "bnn"}, {"tag", "bnn"}, {"data", std::filesystem::absolute(dir).string()}, {"in", m.in()}, {"hidden", m.hidden},
+    const json header = {{"model", "bnn"}, {"tag", "bnn"}, {"data", std::filesystem::absolute(dir).string()},
+                         {"in", m.in()}, {"hidden", m.hidden},
                          {"classes", m.classes}, {"prior_precisions", {1.0, 1.0}}, {"h", h}, {"friction", c}};
     if (!o.check_dir.empty()) {
       Model one = m;  // the check on one part: the batch sum in one order (chunks only reorders it)
@@ -224,8 +230,9 @@ json run_bpmf(const Options& o) {
   auto ratings = std::make_shared<const data::Ratings>(data::load_ratings_csv(o.data));
   const models::Bpmf m{ratings, 20, 3.0, ratings->mean(), std::make_shared<models::BpmfPrecisions>()};
   constexpr std::size_t batch = 1000;
-  const double eta = 1e-4, alpha = 0.1, h = std::sqrt(eta), c = alpha / h;
-  const json header = {{"model", "bpmf"}, {"tag", "bpmf"}, {"data", std::filesystem::absolute(o.data).string()}, {"users", m.users()}, {"items", m.items()},
+  const double eta = o.eta > 0 ? o.eta : bpmf_eta, alpha = 0.1, h = std::sqrt(eta), c = alpha / h;
+  const json header = {{"model", "bpmf"}, {"tag", "bpmf"}, {"data", std::filesystem::absolute(o.data).string()},
+                       {"users", m.users()}, {"items", m.items()},
                        {"latent", m.latent}, {"tau", m.tau}, {"mean", m.mean}, {"prior_precisions", {1.0, 1.0, 1.0, 1.0}},
                        {"h", h}, {"friction", c}};
   if (!o.check_dir.empty()) write_check(m, check_point(m.dim(), 0.1), batch, header, o);
@@ -243,10 +250,13 @@ int main(int argc, char** argv) {
   Options o;
   app.add_option("MODEL", o.model, "bnn, logistic or bpmf")->required()->check(CLI::IsMember({"bnn", "logistic", "bpmf"}));
   app.add_option("--out", o.out, "the JSON to write")->required();
-  app.add_option("--precision", o.precision, "f64, or f32 (bnn only: models::BasicBnn<float>)")->check(CLI::IsMember({"f64", "f32"}));
+  app.add_option("--precision", o.precision, "f64, or f32 (bnn only: models::BasicBnn<float>)")
+      ->check(CLI::IsMember({"f64", "f32"}));
   app.add_option("--threads", o.threads, "the model's threads and chunks (bnn)")->check(CLI::Range(1, 64));
   app.add_option("--epochs", o.epochs, "timed epochs after the warm-up one")->check(CLI::Range(1, 1000));
   app.add_option("--dim", o.dim, "logistic: d (50 → N = 100,000; 1000 → N = 20,000)")->check(CLI::Range(1, 100000));
+  app.add_option("--eta", o.eta, fmt::format("bpmf: the learning rate η = h² (default {})", bpmf_eta))
+      ->check(CLI::PositiveNumber);
   app.add_option("--data", o.data, "bnn: the Fashion-MNIST folder; bpmf: ratings.csv");
   app.add_option("--check-dir", o.check_dir, "write the equivalence check (and logistic's data) into this folder");
   app.add_option("--label", o.label, "the build's name in the output (default, portable)");
