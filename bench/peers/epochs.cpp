@@ -38,26 +38,10 @@
 #include <sgmcmc/run/json_file.hpp>
 #include <sgmcmc/samplers/sghmc.hpp>
 
-// models::BasicBnn<Scalar> (the float BNN) is being added to models/bnn.hpp; declaring the template
-// here lets this program build before and after it lands: the f32 BNN runs only once it is complete.
-namespace sgmcmc::models {
-template <class Scalar>
-struct BasicBnn;
-}
-
 using namespace sgmcmc;
 using json = nlohmann::json;
 
 namespace {
-
-template <class T>
-concept Complete = requires { sizeof(T); };
-
-// A configuration this build cannot run (the f32 BNN before models::BasicBnn exists): exit code 3, which
-// the driver reports as "n/a" instead of failing.
-struct NotAvailable : Error {
-  using Error::Error;
-};
 
 struct Options {
   std::string model, precision = "f64", out, check_dir, data, label = "default";
@@ -112,8 +96,26 @@ json time_epochs(const Model& model, Eigen::VectorXd x0, std::size_t batch, doub
     std::fprintf(stderr, "  %s %s threads %d (%s build): epoch %d%s %.3f s\n", o.model.c_str(), o.precision.c_str(), o.threads,
                  o.label.c_str(), e, e == 0 ? " (warm-up)" : "", s);
   }
+  // The model's share of an epoch: the same number of stochastic gradients (batches drawn as the chain
+  // draws them, prior term included) at the chain's last position, without the sampler's update and
+  // noise. What a float model can save is bounded by this share (docs/benchmarks.md).
+  const auto potential = data::minibatch(model, batch, models::Sampling::without_replacement);
+  random::Stream grad_rng(chain_seed, 1);
+  const Eigen::VectorXd at = chain.position();
+  Eigen::VectorXd g(at.size());
+  std::vector<double> gradient_seconds;
+  for (int e = 0; e < o.epochs; ++e) {
+    const auto t0 = std::chrono::steady_clock::now();
+    for (std::uint64_t k = 0; k < steps; ++k) potential.gradient(at, g, grad_rng);
+    gradient_seconds.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+  }
+  if (!g.allFinite()) throw Error(fmt::format("{}: a non-finite gradient at the chain's last position", o.model));
+  const double model_share = median(gradient_seconds) / median(seconds);
+  std::fprintf(stderr, "  gradients alone: %.3f s per epoch (%.0f %% of the epoch)\n", median(gradient_seconds), 100 * model_share);
   return {{"seconds_per_epoch", seconds}, {"median", median(seconds)}, {"steps_per_epoch", steps}, {"N", N},
-          {"batch", batch}, {"h", h}, {"friction", c}, {"quick", o.quick}};
+          {"batch", batch}, {"h", h}, {"friction", c}, {"quick", o.quick},
+          {"gradient_seconds_per_epoch", gradient_seconds}, {"gradient_median", median(gradient_seconds)},
+          {"model_share", model_share}};
 }
 
 // The equivalence check: θ₀, the indices of batch 0 of stream (check_seed, 0) without replacement and
@@ -158,10 +160,8 @@ Eigen::VectorXd check_point(Eigen::Index dim, double sd) {
 // double either way.
 template <class S>
 json run_bnn(const Options& o) {
-  using Model = std::conditional_t<std::is_same_v<S, float>, models::BasicBnn<float>, models::Bnn>;
-  if constexpr (!Complete<Model>) {
-    throw NotAvailable("bnn f32: models::BasicBnn<float> is not in models/bnn.hpp yet");
-  } else {
+  using Model = models::BasicBnn<S>;
+  {
     const std::string dir = o.data.empty() ? data::fashion_mnist_dir : o.data;
     auto train = std::make_shared<const data::Dataset<float>>(data::load_fashion_mnist(dir, "train"));
     Model m;
@@ -278,9 +278,6 @@ int main(int argc, char** argv) {
     r["threads"] = o.threads;
     run::write_json_file(r, o.out, 1);
     std::fprintf(stderr, "  median %.4f s per epoch -> %s\n", r["median"].get<double>(), o.out.c_str());
-  } catch (const NotAvailable& e) {
-    std::fprintf(stderr, "bench_epochs: not available: %s\n", e.what());
-    return 3;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "bench_epochs: error: %s\n", e.what());
     return 1;

@@ -36,6 +36,7 @@ inline Eigen::MatrixXf read_idx_images(const std::filesystem::path& path, const 
     throw Error(fmt::format("{}: header says {} images of {}×{} ({} bytes), the file has {} bytes", path.string(), n, rows,
                             cols, 16 + n * rows * cols, b.size()));
   Eigen::MatrixXf x(static_cast<Eigen::Index>(rows * cols), static_cast<Eigen::Index>(n));
+  detail::advise_huge_pages(x);  // before the pixels are written: a batch gathers random columns
   const auto* p = reinterpret_cast<const unsigned char*>(b.data()) + 16;
   float* out = x.data();  // column-major: image k's pixels are contiguous, in file order
   for (std::uint64_t k = 0; k < n * rows * cols; ++k) out[k] = static_cast<float>(p[k]) * (1.0f / 255.0f);
