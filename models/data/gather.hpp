@@ -4,6 +4,8 @@
 // far larger than the caches, so a plain copy waits on memory one cache line at a time; asking for the
 // lines of the columns a few places ahead overlaps those waits. Measured with the BNN's batch (500
 // columns of 784 floats out of 60,000) on this project's machine: 0.035 s → 0.027 s per 120 batches.
+// LogisticRegression keeps its own gather (all columns asked for first, labels read in the same loop):
+// at d = 50 this helper plus a separate label loop made an epoch 0.010 s → 0.013 s (bench_epochs).
 #include <algorithm>
 #include <cstddef>
 #include <vector>
