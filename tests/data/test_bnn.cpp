@@ -8,14 +8,21 @@
 using namespace sgmcmc;
 using Eigen::VectorXd;
 
+namespace {
+// n examples of `rows` uniform features in [-1, 1] with labels i mod classes.
+std::shared_ptr<const data::Dataset<float>> labelled_noise(Eigen::Index rows, int n, int classes) {
+  data::Dataset<float> d;
+  d.x = Eigen::MatrixXf::Random(rows, n);
+  d.y.resize(n);
+  for (int i = 0; i < n; ++i) d.y[i] = i % classes;
+  return std::make_shared<const data::Dataset<float>>(std::move(d));
+}
+}  // namespace
+
 TEST_CASE("BNN: the batch gradient (backprop) is the derivative of the value") {
   // Catches: a transposed weight matrix, a missing σ' factor, softmax minus the wrong one-hot row.
-  data::Dataset<float> d;
-  d.x = Eigen::MatrixXf::Random(5, 12);
-  d.y.resize(12);
-  for (int i = 0; i < 12; ++i) d.y[i] = i % 3;
   models::Bnn m;
-  m.data = std::make_shared<const data::Dataset<float>>(d);
+  m.data = labelled_noise(5, 12, 3);
   m.hidden = 4, m.classes = 3;
   m.precisions = std::make_shared<models::BnnPrecisions>(models::BnnPrecisions{0.7, 1.3});
   const auto pot = data::minibatch(m, 4, models::Sampling::without_replacement);
@@ -40,12 +47,8 @@ TEST_CASE("BNN: the threaded batch gradient does not depend on the number of thr
   // Catches: parts summed in thread-completion order (bits would change with `threads`), parts that
   // overlap or miss examples at the cut points (the sum would differ from the one-part gradient),
   // a data race on shared scratch (differences between repeated runs).
-  data::Dataset<float> d;
-  d.x = Eigen::MatrixXf::Random(7, 101);
-  d.y.resize(101);
-  for (int i = 0; i < 101; ++i) d.y[i] = i % 4;
   models::Bnn m;
-  m.data = std::make_shared<const data::Dataset<float>>(d);
+  m.data = labelled_noise(7, 101, 4);
   m.hidden = 6, m.classes = 4;
   random::Stream rng(5, 0);
   const VectorXd x = m.initial_point(rng, 0.5);
@@ -70,12 +73,8 @@ TEST_CASE("BNN in float32: the gradient is the double one to float rounding, and
   // it to float (every coordinate is compared), sums its parts in thread order, or accumulates the
   // batch in double on one path and float on another (the relative error would be 1e-16 or 1e-1, not
   // the 1e-7 to 1e-5 of float sums over 60 examples).
-  data::Dataset<float> d;
-  d.x = Eigen::MatrixXf::Random(9, 60);
-  d.y.resize(60);
-  for (int i = 0; i < 60; ++i) d.y[i] = i % 3;
   models::Bnn m;
-  m.data = std::make_shared<const data::Dataset<float>>(d);
+  m.data = labelled_noise(9, 60, 3);
   m.hidden = 7, m.classes = 3;
   models::BnnFloat f;
   f.data = m.data, f.hidden = m.hidden, f.classes = m.classes;
