@@ -161,29 +161,27 @@ Eigen::VectorXd check_point(Eigen::Index dim, double sd) {
 template <class S>
 json run_bnn(const Options& o) {
   using Model = models::BasicBnn<S>;
-  {
-    const std::string dir = o.data.empty() ? data::fashion_mnist_dir : o.data;
-    auto train = std::make_shared<const data::Dataset<float>>(data::load_fashion_mnist(dir, "train"));
-    Model m;
-    m.data = train;
-    m.hidden = 100, m.classes = 10;
-    m.chunks = m.threads = o.threads;  // what the CLI's `threads` field sets
-    constexpr std::size_t batch = 500;
-    const double N = double(train->size()), eta = 0.1 / N, alpha = 0.1, h = std::sqrt(eta), c = alpha / h;
-    const json header = {{"model", "bnn"}, {"tag", "bnn"}, {"data", std::filesystem::absolute(dir).string()},
-                         {"in", m.in()}, {"hidden", m.hidden},
-                         {"classes", m.classes}, {"prior_precisions", {1.0, 1.0}}, {"h", h}, {"friction", c}};
-    if (!o.check_dir.empty()) {
-      Model one = m;  // the check on one part: the batch sum in one order (chunks only reorders it)
-      one.chunks = one.threads = 1;
-      write_check(one, check_point(m.dim(), 0.1), batch, header, o);
-    }
-    random::Stream init(chain_seed, 0);
-    json r = time_epochs(m, m.initial_point(init), batch, h, c, o);
-    r["d"] = m.dim();
-    r["config"] = header;
-    return r;
+  const std::string dir = o.data.empty() ? data::fashion_mnist_dir : o.data;
+  auto train = std::make_shared<const data::Dataset<float>>(data::load_fashion_mnist(dir, "train"));
+  Model m;
+  m.data = train;
+  m.hidden = 100, m.classes = 10;
+  m.chunks = m.threads = o.threads;  // what the CLI's `threads` field sets
+  constexpr std::size_t batch = 500;
+  const double N = double(train->size()), eta = 0.1 / N, alpha = 0.1, h = std::sqrt(eta), c = alpha / h;
+  const json header = {{"model", "bnn"}, {"tag", "bnn"}, {"data", std::filesystem::absolute(dir).string()},
+                       {"in", m.in()}, {"hidden", m.hidden},
+                       {"classes", m.classes}, {"prior_precisions", {1.0, 1.0}}, {"h", h}, {"friction", c}};
+  if (!o.check_dir.empty()) {
+    Model one = m;  // the check on one part: the batch sum in one order (chunks only reorders it)
+    one.chunks = one.threads = 1;
+    write_check(one, check_point(m.dim(), 0.1), batch, header, o);
   }
+  random::Stream init(chain_seed, 0);
+  json r = time_epochs(m, m.initial_point(init), batch, h, c, o);
+  r["d"] = m.dim();
+  r["config"] = header;
+  return r;
 }
 
 json run_logistic(const Options& o) {
