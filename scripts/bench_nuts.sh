@@ -1,34 +1,50 @@
 #!/usr/bin/env bash
 # SG-MCMC against NUTS on Bayesian logistic regression (issue #14; docs/benchmarks.md, "Against NUTS"):
 #   1. writes N examples (default 50000), d features (default 20: an intercept and d − 1 ~ N(0, 1)),
-#      labels ~ Bernoulli(σ(xᵀθ*)), θ* ~ N(0, I/d), with Python's Mersenne Twister (seed 1);
+#      labels ~ Bernoulli(σ(xᵀθ*)), θ* ~ N(0, s²I) with s = THETA_SD (default 1/√d; the issue's data:
+#      0.3), with Python's Mersenne Twister (seed 1);
 #   2. fits the same model (θ ~ N(0, I)) with Stan's NUTS through Debian's r-cran-rstan: 4 chains of
 #      1000 warm-up + 1000 kept iterations on 2 cores; the model's compile time is left out, the
 #      sampling wall time (warm-up included) is measured; its draws are the reference;
-#   3. runs `sgmcmc sweep` on the same data (sweeps/nuts_logistic.json: SGHMC with the plain
+#   3. runs `sgmcmc sweep` on the same data (SWEEP, default sweeps/nuts_logistic.json: SGHMC with the plain
 #      minibatch, control-variate and SVRG gradients, SGLD with control variates and SAGA, AMAGOLD),
 #      each point scored against the NUTS draws: max z of the means in NUTS sds, sd ratios, and the
 #      wall time (the control variate's mode search included);
 #   4. prints a table: per point, max z, max |sd ratio − 1| and seconds as a fraction of NUTS's.
-# Usage: scripts/bench_nuts.sh      Env: N, D, JOBS (build parallelism, default 1), BUILD (default
-#        build-bench-nuts), OUT (default $BUILD/nuts-results).
+# Usage: scripts/bench_nuts.sh      Env: N, D, THETA_SD, SWEEP (a sweep config; its target.data is
+#        replaced by the generated CSV), JOBS (build parallelism, default 1), BUILD (default
+#        build-bench-nuts), OUT (default $BUILD/nuts-results/n<N>_d<D>), REUSE=1 (keep the data and the
+#        NUTS reference already in OUT: only the sweep runs again).
+# The issue's sizes: N=100000 D=50 THETA_SD=0.3 SWEEP=scripts/sweeps/nuts_logistic_d50.json (NUTS alone
+# takes about ten minutes there on two cores).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/deps.sh r-cran-rstan python3
 n="${N:-50000}"
 d="${D:-20}"
+theta_sd="${THETA_SD:-}"
+sweep="${SWEEP:-scripts/sweeps/nuts_logistic.json}"
+[ -f "$sweep" ] || { echo "bench_nuts: SWEEP=$sweep: no such file" >&2; exit 2; }
 build="${BUILD:-build-bench-nuts}"
-out="${OUT:-$build/nuts-results}"
+out="${OUT:-$build/nuts-results/n${n}_d${d}}"
 cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DSGMCMC_BUILD_TESTS=OFF -DSGMCMC_BUILD_APPS=ON > /dev/null
 cmake --build "$build" -j"${JOBS:-1}" --target sgmcmc_cli
 mkdir -p "$out"
 csv="$out/logistic_n${n}_d${d}.csv"
+reuse=0
+if [ "${REUSE:-0}" = 1 ] && [ -f "$csv" ] && [ -f "$out/nuts_reference.csv" ] && [ -f "$out/nuts_seconds.txt" ]; then
+  reuse=1
+  echo "== REUSE=1: the data and the NUTS reference in $out are kept"
+fi
 
-python3 - "$n" "$d" "$csv" <<'PY'
+[ $reuse = 1 ] || python3 - "$n" "$d" "$csv" "$theta_sd" <<'PY'
 import math, random, sys
 n, d, path = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
 rng = random.Random(1)
-theta = [rng.gauss(0, 1) / math.sqrt(d) for _ in range(d)]
+if sys.argv[4]:
+    theta = [rng.gauss(0, float(sys.argv[4])) for _ in range(d)]
+else:
+    theta = [rng.gauss(0, 1) / math.sqrt(d) for _ in range(d)]
 with open(path, "w") as f:
     f.write(",".join(["intercept"] + [f"x{k}" for k in range(1, d)] + ["label"]) + "\n")
     for _ in range(n):
@@ -38,7 +54,7 @@ with open(path, "w") as f:
         f.write(",".join(repr(v) for v in x) + f",{y}\n")
 PY
 
-Rscript - "$csv" "$out" <<'R'
+[ $reuse = 1 ] || Rscript - "$csv" "$out" <<'R'
 args <- commandArgs(trailingOnly = TRUE)
 suppressPackageStartupMessages(library(rstan))
 # Debian's r-cran-bh keeps Boost in /usr/include (libboost-dev) rather than in the BH package.
@@ -57,10 +73,10 @@ cat(sprintf("%.3f\n", seconds), file = file.path(args[2], "nuts_seconds.txt"))
 cat(sprintf("NUTS: %.1f s wall (4 chains, 2 cores), min bulk n_eff %.0f, max Rhat %.4f\n", seconds, min(s[, "n_eff"]), max(s[, "Rhat"])))
 R
 
-python3 - "$csv" "$out/sweep.json" "$d" <<'PY'
+python3 - "$csv" "$out/sweep.json" "$sweep" <<'PY'
 import json, sys
-csv, path, d = sys.argv[1], sys.argv[2], int(sys.argv[3])
-config = json.load(open("scripts/sweeps/nuts_logistic.json"))
+csv, path, sweep = sys.argv[1], sys.argv[2], sys.argv[3]
+config = json.load(open(sweep))
 config["target"]["data"] = csv
 json.dump(config, open(path, "w"), indent=1)
 PY
