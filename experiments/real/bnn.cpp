@@ -2,21 +2,27 @@
 // MNIST; the full 70k MNIST is not available here, and Fashion-MNIST has the same 784/10 shape but is
 // harder): 784–100–10, sigmoid hidden layer, softmax, Gamma(1, 1) hyperpriors on the two layer
 // precisions resampled by a Gibbs step every 100 steps, minibatches of 500. Test error against passes
-// over the 60,000 training images and against wall time, for SGHMC, SGLD, SGD and SGD with momentum.
-// Samplers report the error of the running posterior-predictive mean (class probabilities averaged
-// over the draws taken at every evaluation after burn-in); the optimisers report their current point.
+// over the 60,000 training images and against wall time, for SGHMC, SGLD, SGD and SGD with momentum,
+// and cyclical SGHMC (Zhang et al. 2020, cSG-MCMC: cosine cycles whose first part is SGD with momentum;
+// the variants are listed at all_methods).
+// Samplers report the running posterior-predictive mean (class probabilities averaged over the draws
+// taken at every evaluation after burn-in, or in cSGHMC's sampling stages); the optimisers report
+// their current point. Each is scored by test error, negative log-likelihood and expected calibration
+// error (models/data/classification_scores.hpp).
 // The batch gradient is cut into 2 fixed parts computed on `--threads` threads and summed in part
 // order (models/bnn.hpp), so the numbers do not depend on the thread count.
 // Every run goes through the library's driver (run/chain.hpp); the Gibbs step, the held-out
 // evaluations and their clock are observers of it (run/evaluation.hpp).
-// Usage: bnn_experiment FASHION_MNIST_DIR OUT_JSON [--epochs E] [--threads T] [--time-epoch] [--quick]
+// Usage: bnn_experiment FASHION_MNIST_DIR OUT_JSON [--epochs E] [--threads T] [--methods M,...] [--time-epoch] [--quick]
 //   --time-epoch: time one pass of SGHMC on 1 and on 2 threads, write that to OUT_JSON and stop.
 //   --quick: 2 passes.
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
+#include <vector>
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
@@ -24,6 +30,7 @@
 
 #include <sgmcmc/manifolds/euclidean.hpp>
 #include <sgmcmc/models/bnn.hpp>
+#include <sgmcmc/models/data/classification_scores.hpp>
 #include <sgmcmc/models/data/dataset.hpp>
 #include <sgmcmc/models/data/idx.hpp>
 #include <sgmcmc/run/chain.hpp>
@@ -42,6 +49,12 @@ using Set = std::shared_ptr<const data::Dataset<float>>;
 namespace {
 
 constexpr std::size_t batch = 500;
+// sghmc, sgld: the SGHMC paper's samplers with its Gibbs step on the layer precisions λ. csghmc:
+// cSG-MCMC's cyclical SGHMC at the fixed prior λ = 1 (as that paper's fixed Gaussian prior, and as
+// the optimisers); csghmc_gibbs: the same cycles with the Gibbs step in the sampling stages;
+// sghmc_fixed_prior: SGHMC at λ = 1 (isolates the cycles' effect from the prior's); sgd, sgd_momentum:
+// the optimisers at λ = 1, learning rates tuned on a validation split.
+const std::vector<std::string> all_methods = {"sghmc", "sgld", "csghmc", "csghmc_gibbs", "sghmc_fixed_prior", "sgd", "sgd_momentum"};
 constexpr int chunks = 2;
 
 models::Bnn make_model(const Set& train, int threads) {
@@ -62,10 +75,14 @@ auto make_chain(const S& sampler, const models::Bnn& model, std::uint64_t seed) 
 }
 
 // Runs one method for `epochs` passes; evaluates every `eval_every` steps (evaluation time is not
-// counted in "seconds"). Samplers average the predictive probabilities over evaluations after burn-in.
+// counted in "seconds"). Samplers average the predictive probabilities over evaluations after burn-in;
+// under a cyclical schedule with exploration (`cycles`), over evaluations in the sampling stages only,
+// and the Gibbs step on λ runs only there too (an exploration stage is a noiseless optimiser, and a
+// Gibbs step given an optimiser's weights locks λ: see the optimisers' note in main).
 template <class S>
 json run_method(const std::string& method, const S& sampler, const Set& train, const Set& test, double epochs,
-                bool averaging, double burn_in_epochs, int threads, std::uint64_t seed, bool gibbs = true) {
+                bool averaging, double burn_in_epochs, int threads, std::uint64_t seed, bool gibbs = true,
+                const schedule::StepSize* cycles = nullptr) {
   const auto model = make_model(train, threads);
   auto chain = make_chain(sampler, model, seed);
   const double steps_per_epoch = double(train->size()) / double(batch);
@@ -80,21 +97,30 @@ json run_method(const std::string& method, const S& sampler, const Set& train, c
   StopOnNonFinite divergence;
   // The Gibbs step on λ_l draws from the chain's own stream, as the published runs did (the library's
   // run/targets/gibbs.hpp draws from a substream: every number after the first Gibbs step would change).
+  const auto sampling = [&](std::uint64_t step) {  // step: steps done; the last one was step − 1 (0-based)
+    return cycles ? !cycles->explores(step - 1) : step > burn_in;
+  };
   auto gibbs_step = [&](const StepEvent& e) {
-    if (gibbs_every != 0 && e.step % gibbs_every == 0 && !divergence.diverged) model.gibbs(e.position, chain.rng);
+    if (gibbs_every != 0 && e.step % gibbs_every == 0 && !divergence.diverged && (!cycles || sampling(e.step)))
+      model.gibbs(e.position, chain.rng);
     return Control::proceed;
   };
   SamplingClock clock;
+  Eigen::MatrixXd now;
+  data::ClassificationScores last;
   auto evaluate = [&](const StepEvent& e) {
     if (divergence.diverged) return;
-    double err;
-    if (averaging && e.step > burn_in) {
-      err = model.error_rate(e.position, *test, &avg, kept);
+    const bool average = averaging && sampling(e.step);
+    if (average) {
+      model.error_rate(e.position, *test, &avg, kept);
       kept += 1;
     } else {
-      err = model.error_rate(e.position, *test);
+      model.error_rate(e.position, *test, &now, 0);
     }
-    curve.push_back({{"pass", double(e.step) / steps_per_epoch}, {"seconds", clock.seconds()}, {"error", err}});
+    // A sampler's score is its predictive mean's once it has one (before: the current point's).
+    last = data::score_classifier(kept > 0 ? avg : now, test->y);
+    curve.push_back({{"pass", double(e.step) / steps_per_epoch}, {"seconds", clock.seconds()}, {"error", last.error},
+                     {"nll", last.nll}, {"ece", last.ece}, {"averaged", kept > 0}});
   };
   clock.restart();
   const ChainStatus status =
@@ -105,18 +131,17 @@ json run_method(const std::string& method, const S& sampler, const Set& train, c
     return {{"method", method}, {"curve", curve}, {"final_error", nullptr}, {"diverged", true}, {"error", status.error},
             {"seconds", seconds}, {"steps", chain.steps_done}, {"predictive_draws", kept}};
   }
-  const double final_error = curve.back()["error"];
-  std::fprintf(stderr, "%-13s test error %.4f  (%.1f s sampling, %llu steps, %.0f predictive draws)\n", method.c_str(),
-               final_error, seconds, static_cast<unsigned long long>(steps), kept);
-  return {{"method", method}, {"curve", curve}, {"final_error", final_error}, {"seconds", seconds}, {"steps", steps},
-          {"predictive_draws", kept}};
+  std::fprintf(stderr, "%-13s test error %.4f, NLL %.4f, ECE %.4f  (%.1f s sampling, %llu steps, %.0f predictive draws)\n",
+               method.c_str(), last.error, last.nll, last.ece, seconds, static_cast<unsigned long long>(steps), kept);
+  return {{"method", method}, {"curve", curve}, {"final_error", last.error}, {"final_nll", last.nll}, {"final_ece", last.ece},
+          {"seconds", seconds}, {"steps", steps}, {"predictive_draws", kept}};
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
   CLI::App app{"The Bayesian neural net of the SGHMC paper (§4.2) on Fashion-MNIST: test error against passes and "
-               "seconds for SGHMC, SGLD, SGD and SGD with momentum"};
+               "seconds for SGHMC, SGLD, cyclical SGHMC, SGD and SGD with momentum"};
   std::string data_dir, out_path;
   double epochs = 20;
   int threads = 2;
@@ -130,6 +155,10 @@ int main(int argc, char** argv) {
   app.add_option("--threads", threads, "threads for the batch gradient's parts (the numbers do not depend on it)")->check(positive);
   app.add_flag("--time-epoch", time_epoch, "time one pass of SGHMC on 1 and on 2 threads, write that to OUT_JSON and stop");
   app.add_flag("--quick", quick, "2 passes (overrides --epochs)");
+  std::vector<std::string> methods = all_methods;
+  app.add_option("--methods", methods, "the methods to run, comma-separated (default: all)")
+      ->delimiter(',')
+      ->check(CLI::IsMember(all_methods));
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -169,9 +198,28 @@ int main(int argc, char** argv) {
                 {"architecture", {784, 100, 10}}, {"batch_size", batch}, {"epochs", epochs}, {"eta", eta}, {"alpha", alpha},
                 {"burn_in_epochs", burn_in}, {"gibbs_every", 100}, {"threads", threads}, {"chunks", chunks},
                 {"methods", json::array()}};
-    out["methods"].push_back(run_method("sghmc", sghmc_s, train, test, epochs, true, burn_in, threads, 11));
+    const auto wanted = [&](const std::string& m) { return std::find(methods.begin(), methods.end(), m) != methods.end(); };
+    if (wanted("sghmc")) out["methods"].push_back(run_method("sghmc", sghmc_s, train, test, epochs, true, burn_in, threads, 11));
     const sgld::Sampler<Euclidean> sgld_s{space, schedule::StepSize::constant(eta / alpha), 0.0};
-    out["methods"].push_back(run_method("sgld", sgld_s, train, test, epochs, true, burn_in, threads, 12));
+    if (wanted("sgld")) out["methods"].push_back(run_method("sgld", sgld_s, train, test, epochs, true, burn_in, threads, 12));
+    // Cyclical SGHMC (cSG-MCMC, Zhang et al. 2020, Eq. 1 and §3): M = 4 cosine cycles over the run, the
+    // first β = 0.8 of each an exploration stage (SGD with momentum: no noise, no draws), the rest
+    // sampling. Peak step a = 2h, so the cycle's mean step is SGHMC's h; the same friction C. Chosen
+    // before the run, not tuned on the test set.
+    const auto total_steps = static_cast<std::uint64_t>(epochs * double(train->size()) / double(batch));
+    const int cycle_count = 4;
+    const double explore = 0.8;
+    const schedule::StepSize cycles =
+        schedule::StepSize::cyclical(2 * h, (total_steps + cycle_count - 1) / cycle_count, explore);
+    const sghmc::Sampler<Euclidean> csghmc_s{{space, sghmc::Friction(alpha / h), 0.0}, splitting::aboba, cycles};
+    if (wanted("csghmc"))
+      out["methods"].push_back(run_method("csghmc", csghmc_s, train, test, epochs, true, 0, threads, 15, false, &cycles));
+    if (wanted("csghmc_gibbs"))
+      out["methods"].push_back(run_method("csghmc_gibbs", csghmc_s, train, test, epochs, true, 0, threads, 15, true, &cycles));
+    if (wanted("sghmc_fixed_prior"))
+      out["methods"].push_back(run_method("sghmc_fixed_prior", sghmc_s, train, test, epochs, true, burn_in, threads, 11, false));
+    out["csghmc"] = {{"cycles", cycle_count}, {"cycle_steps", cycles.cycle}, {"explore", explore}, {"peak_step", 2 * h},
+                     {"friction", alpha / h}};
     // The optimisers find the MAP with the layer precisions fixed at the Gamma(1, 1) hyperprior's mean
     // λ = 1: a Gibbs step on λ given a noiseless optimiser's weights locks it — from the N(0, 0.01²)
     // start, λ_1 ≈ 8·10³, which holds the weights near zero (measured: validation error 0.42–0.70
@@ -180,30 +228,37 @@ int main(int argc, char** argv) {
     // noise, no predictive averaging). Each takes the rate of a grid (η/α for SGD and η for momentum,
     // times 1, 1/3, …, 1/100) with the lowest error on a validation split of the training images (10%,
     // seeded) after `tune_epochs` passes over the rest; the test set plays no part in the choice.
-    const double tune_epochs = std::min(5.0, epochs);
-    const auto [fit_part, valid_part] = data::split(*train, 0.1, 7);
-    const Set fit = std::make_shared<const data::Dataset<float>>(fit_part);
-    const Set valid = std::make_shared<const data::Dataset<float>>(valid_part);
-    json tuning = json::object();
-    const auto tune = [&](const std::string& name, double base, double decay) {
-      double best = 2.0, best_rate = base;
-      json tries = json::array();
-      for (const double f : {1.0, 0.3, 0.1, 0.03, 0.01}) {
-        const json r = run_method(name + " (tuning)", experiments::Sgd{base * f, decay}, fit, valid, tune_epochs, false, 0,
-                                  threads, 20, false);
-        tries.push_back({{"learning_rate", base * f}, {"valid_error", r["final_error"]}});  // null: diverged
-        if (r["final_error"].is_null()) continue;
-        if (const double e = r["final_error"]; e < best) best = e, best_rate = base * f;
+    if (wanted("sgd") || wanted("sgd_momentum")) {
+      const double tune_epochs = std::min(5.0, epochs);
+      const auto [fit_part, valid_part] = data::split(*train, 0.1, 7);
+      const Set fit = std::make_shared<const data::Dataset<float>>(fit_part);
+      const Set valid = std::make_shared<const data::Dataset<float>>(valid_part);
+      json tuning = json::object();
+      const auto tune = [&](const std::string& name, double base, double decay) {
+        double best = 2.0, best_rate = base;
+        json tries = json::array();
+        for (const double f : {1.0, 0.3, 0.1, 0.03, 0.01}) {
+          const json r = run_method(name + " (tuning)", experiments::Sgd{base * f, decay}, fit, valid, tune_epochs, false, 0,
+                                    threads, 20, false);
+          tries.push_back({{"learning_rate", base * f}, {"valid_error", r["final_error"]}});  // null: diverged
+          if (r["final_error"].is_null()) continue;
+          if (const double e = r["final_error"]; e < best) best = e, best_rate = base * f;
+        }
+        tuning[name] = {{"chosen", best_rate}, {"epochs", tune_epochs}, {"grid", tries}};
+        return best_rate;
+      };
+      if (wanted("sgd")) {
+        const double sgd_rate = tune("sgd", eta / alpha, 0.0);
+        out["methods"].push_back(run_method("sgd", experiments::Sgd{sgd_rate, 0.0}, train, test, epochs, false, 0, threads, 13, false));
       }
-      tuning[name] = {{"chosen", best_rate}, {"epochs", tune_epochs}, {"grid", tries}};
-      return best_rate;
-    };
-    const double sgd_rate = tune("sgd", eta / alpha, 0.0), momentum_rate = tune("sgd_momentum", eta, alpha);
-    out["optimiser_tuning"] = tuning;
-    out["methods"].push_back(run_method("sgd", experiments::Sgd{sgd_rate, 0.0}, train, test, epochs, false, 0, threads, 13, false));
-    out["methods"].push_back(
-        run_method("sgd_momentum", experiments::Sgd{momentum_rate, alpha}, train, test, epochs, false, 0, threads, 14, false));
-    out["optimiser_precisions"] = "fixed at 1 (no Gibbs step)";
+      if (wanted("sgd_momentum")) {
+        const double momentum_rate = tune("sgd_momentum", eta, alpha);
+        out["methods"].push_back(
+            run_method("sgd_momentum", experiments::Sgd{momentum_rate, alpha}, train, test, epochs, false, 0, threads, 14, false));
+      }
+      out["optimiser_tuning"] = tuning;
+      out["optimiser_precisions"] = "fixed at 1 (no Gibbs step)";
+    }
     out["peak_rss_mb"] = experiments::peak_rss_mb();
     run::write_json_file(out, out_path, 1);
     std::fprintf(stderr, "wrote %s (peak RSS %.0f MB)\n", out_path.c_str(), experiments::peak_rss_mb());

@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """Plots the real-data experiments' JSON (Debian's python3-matplotlib): OUTDIR/bpmf.json -> bpmf.png,
-OUTDIR/bnn.json -> bnn.png (test error against passes and against seconds). Methods that diverged at
+OUTDIR/bnn.json -> bnn.png (test error against passes and seconds, NLL and ECE against passes). Methods that diverged at
 every learning rate are left out of the plot (the JSON records them)."""
 import json
 import os
@@ -35,18 +35,24 @@ if os.path.exists(path):
 path = os.path.join(out, "bnn.json")
 if os.path.exists(path):
     r = json.load(open(path))
-    fig, axes = plt.subplots(1, 2, figsize=(12, 4))
-    for key, ax, label in (("pass", axes[0], "passes over the training images"), ("seconds", axes[1], "seconds of sampling")):
+    fig, axes = plt.subplots(2, 2, figsize=(12, 8))
+    panels = (("pass", "error", axes[0][0], (0.08, 0.3)), ("seconds", "error", axes[0][1], (0.08, 0.3)),
+              ("pass", "nll", axes[1][0], (0.25, 0.8)), ("pass", "ece", axes[1][1], (0.0, 0.1)))
+    names = {"pass": "passes over the training images", "seconds": "seconds of sampling", "error": "test error",
+             "nll": "test negative log-likelihood", "ece": "expected calibration error (15 bins)"}
+    for key, score, ax, ylim in panels:
         for m in r["methods"]:
+            if not m["curve"] or score not in m["curve"][0]:
+                continue  # a record from before NLL and ECE were scored
             rate = ""
             if m["method"] in r.get("optimiser_tuning", {}):
                 rate = f" (lr {r['optimiser_tuning'][m['method']]['chosen']:.1e})"
-            ax.plot([p[key] for p in m["curve"]], [p["error"] for p in m["curve"]], label=m["method"] + rate)
-        ax.set_ylim(0.08, 0.3)
-        ax.set_xlabel(label)
-        ax.set_ylabel("test error")
+            ax.plot([p[key] for p in m["curve"]], [p[score] for p in m["curve"]], label=m["method"] + rate)
+        ax.set_ylim(*ylim)
+        ax.set_xlabel(names[key])
+        ax.set_ylabel(names[score])
         ax.set_title("BNN 784-100-10, Fashion-MNIST (batch 500)")
-        ax.legend()
+        ax.legend(fontsize=8)
     fig.tight_layout()
     fig.savefig(os.path.join(out, "bnn.png"), dpi=110)
     print("wrote", os.path.join(out, "bnn.png"))
