@@ -5,7 +5,7 @@
 // examples/custom_cli/. This is the top layer (apps): nothing in the library includes it.
 //   PROG run [CONFIG] [-o RUN] [--format json,csv,netcdf]   (no CONFIG: the default config given, e.g. the embedded demo)
 //   PROG resume RUN [--steps K] -o RUN2 [--format ...]   (no --steps: to the config's steps)
-//   PROG convert RUN --format csv,netcdf,json -o OUT
+//   PROG convert RUN --format csv,netcdf,json -o OUT [--stein]
 //   PROG summary RUN [--json] [--stein]   (--stein: KSD, configurational temperature and gradient noise, run/stein.hpp)
 //   PROG thin RUN --to M -o OUT [--format ...]   (Stein thinning of each chain to M draws)
 //   PROG sweep CONFIG --reference REF... -o OUT.json [--svg PLOT.svg]   (the bias harness, run/sweep.hpp)
@@ -143,8 +143,8 @@ inline void print_summary(const json& record, const std::vector<Eigen::MatrixXd>
     if (ch["status"] != "ok") os << "  ERROR " << error_of(ch);
     os << '\n';
   }
-  if (!stein.is_null()) {
-    const json& k = stein["kernel"];
+  if (!stein.is_null()) try {
+    const json& k = stein.at("kernel");
     os << fmt::format("Stein diagnostics (full-data scores; IMQ kernel c = {}, beta = {}):\n", k["c"].get<double>(), k["beta"].get<double>());
     for (std::size_t i = 0; i < stein["chains"].size(); ++i) {
       const json& ch = stein["chains"][i];
@@ -158,25 +158,48 @@ inline void print_summary(const json& record, const std::vector<Eigen::MatrixXd>
     }
     if (stein.contains("pooled"))
       os << fmt::format("  pooled: KSD {:.4g} (over {} draws)\n", stein["pooled"]["ksd"].get<double>(), stein["pooled"]["ksd_draws"].get<std::int64_t>());
+  } catch (const json::exception&) {  // a record's "stein" edited by hand: shown as it is, not trusted
+    os << "Stein diagnostics (as recorded, not in the expected form): " << run::printable(stein.dump(), 400) << '\n';
   }
   for (const auto& w : warnings) os << "warning: " << w << '\n';
 }
 
-/// `summary RUN [--stein]`: reads the record's draws as doubles, never as a JSON tree; with `registry`,
-/// adds the Stein diagnostics (the record's target rebuilt from its config).
-inline void print_summary_of_file(const std::string& path, std::ostream& os, bool as_json, const run::Registry* stein_registry = nullptr) {
+/// A record read for its summary: the record without draws, and its chains' draws as matrices (read
+/// as doubles, never as a JSON tree).
+struct RecordWithDraws {
+  json record;
+  std::vector<Eigen::MatrixXd> chains;
+};
+inline RecordWithDraws read_with_draws(const std::string& path) {
   DrawsForSummary draws;
-  const json record = run::output::read_record(
+  json record = run::output::read_record(
       path, [&](const run::output::RecordDraw& d) { draws.add(d.chain, d.values); }, /*with_stats=*/false);
-  json stein = nullptr;
-  auto chains = draws.take_matrices();
   try {
     run::validate_record(record);
-    if (stein_registry && !chains.empty()) stein = run::stein_report(record, chains, *stein_registry);
   } catch (const Error& e) {
     throw Error(fmt::format("{}: {}", path, e.what()));
   }
-  print_summary(record, chains, os, as_json, stein);
+  return {std::move(record), draws.take_matrices()};
+}
+
+/// The Stein report of the record at `path` (`summary --stein`, `convert --stein`).
+inline json stein_of_file(const std::string& path, const RecordWithDraws& r, const run::Registry& registry) {
+  if (r.chains.empty()) throw Error(fmt::format("{}: /chains: the run kept no draws to measure", path));
+  try {
+    return run::stein_report(r.record, r.chains, registry);
+  } catch (const Error& e) {
+    throw Error(fmt::format("{}: {}", path, e.what()));
+  }
+}
+
+/// `summary RUN [--stein]`: with `registry`, adds the Stein diagnostics (the record's target rebuilt
+/// from its config); without, prints those the record carries (`convert --stein` wrote them).
+inline void print_summary_of_file(const std::string& path, std::ostream& os, bool as_json, const run::Registry* stein_registry = nullptr) {
+  const RecordWithDraws r = read_with_draws(path);
+  json stein = nullptr;
+  if (stein_registry && !r.chains.empty()) stein = stein_of_file(path, r, *stein_registry);
+  else if (r.record.contains("stein")) stein = r.record["stein"];
+  print_summary(r.record, r.chains, os, as_json, stein);
 }
 
 /// "written: FILE, FILE, ..." for the files of `writers`.
@@ -340,6 +363,8 @@ inline int main(int argc, const char* const* argv, const run::Registry& registry
   convert->add_option("RUN", convert_in, "run record to convert")->required();
   auto* convert_output = convert->add_option("-o,--output", convert_out, "output path (BASE.json, BASE_<chain>.csv, BASE.nc)")->required();
   convert->add_option("--format", formats, "one or several of json, csv, netcdf")->delimiter(',')->check(CLI::IsMember({"json", "csv", "netcdf"}))->required();
+  bool convert_stein = false;
+  convert->add_flag("--stein", convert_stein, "also compute the Stein diagnostics (as summary --stein: KSD, configurational temperature, gradient noise) and write them with the draws");
 
   auto* summary = app.add_subcommand("summary", "Per-coordinate mean, sd, quantiles, bulk/tail ESS and split-R̂ of a run");
   std::string summary_path;
@@ -432,7 +457,8 @@ inline int main(int argc, const char* const* argv, const run::Registry& registry
       auto files = detail::writers_for(convert_out, formats);
       std::vector<run::output::Writer*> writers;
       for (auto& w : files) writers.push_back(w.get());
-      run::convert(convert_in, registry, writers);
+      const json stein = convert_stein ? detail::stein_of_file(convert_in, detail::read_with_draws(convert_in), registry) : json(nullptr);
+      run::convert(convert_in, registry, writers, stein);
       if (!quiet) detail::print_written(files);
       return 0;
     }

@@ -603,7 +603,12 @@ inline json resume_file(const std::string& path, std::optional<std::uint64_t> st
 }
 
 /// Writes the record in file `path` again through `writers` (another format, or JSON version 2).
-inline void convert(const std::string& path, const Registry& registry, std::span<output::Writer* const> writers) {
+/// `sgmcmc convert`: the record at `path` through `writers`. `stein`, when not null, is the record's
+/// Stein report (run/stein.hpp, `convert --stein`): it goes into the record the writers finish with, so
+/// every format carries it (JSON: the record's "stein"; Stan CSV: a comment line per chain; NetCDF:
+/// stein_* variables).
+inline void convert(const std::string& path, const Registry& registry, std::span<output::Writer* const> writers,
+                    const json& stein = nullptr) {
   json record = output::read_record(path, [](const output::RecordDraw&) {});
   try {
     validate_record(record);
@@ -633,6 +638,7 @@ inline void convert(const std::string& path, const Registry& registry, std::span
     ch.erase("samples");
     ch.erase("sample_stats");
   }
+  if (!stein.is_null()) record["stein"] = stein;
   for (output::Writer* w : writers) w->finish(record);
 }
 

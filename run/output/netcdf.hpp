@@ -5,9 +5,10 @@
 //   posterior     x(chain, draw, x_dim_0[, x_dim_1]) double, NaN where a chain made no draw;
 //   sample_stats  one (chain, draw) variable per statistic, under ArviZ's name where ArviZ has one with
 //                 the same meaning (lp, acceptance_rate, step_size, diverging, energy), else ours;
-//   the root      the run: per chain the draws it kept and its status, the resolved config, the status
-//                 and sampling time (ArviZ reads the root's attributes as InferenceData.attrs and
-//                 ignores its variables).
+//   the root      the run: per chain the draws it kept, its status, its diagnostics (diagnostic_*) and
+//                 Stein diagnostics when recorded (stein_*), the resolved config, the status and
+//                 sampling time (ArviZ reads the root's attributes as InferenceData.attrs and ignores
+//                 its variables; xarray.open_dataset(path) reads them).
 // Every dimension has an int64 coordinate variable 0..n-1, and every group the attributes ArviZ's
 // `make_attrs` writes (created_at, inference_library, inference_library_version), but no
 // `arviz_version`: ArviZ did not write the file.
@@ -188,6 +189,7 @@ class NetcdfWriter final : public Writer {
     require(nc_.has_value(), fmt::format("{}: finish before begin", path()));
     netcdf_detail::naming_file(path(), [&] {
       put_chains(record);
+      put_chain_diagnostics(record);
       put_run(record);
       nc_->close();
     });
@@ -358,6 +360,51 @@ class NetcdfWriter final : public Writer {
       for (const StatisticVar& s : statistics_)
         if (netcdf_detail::storage_of(s.statistic) == netcdf_detail::Storage::flag)
           s.var.putVar({c, static_cast<std::size_t>(written_[c])}, {1, missing}, flags_.data());
+    }
+  }
+
+  /// Per chain, every number among the record's chain diagnostics (`diagnostic_<name>`: kinetic
+  /// temperature, gradient evaluations, …) and its Stein diagnostics when the record carries them
+  /// (`stein_<name>`: ksd, configurational_temperature, the gradient noise's numbers; `sgmcmc convert
+  /// --stein`), as root variables over `chain`, NaN where a chain has none. A nested object's numbers
+  /// are named by their path joined with '_' (stein_gradient_noise_mean_variance).
+  void put_chain_diagnostics(const json& record) {
+    std::map<std::string, std::vector<double>> columns;
+    const auto collect = [&](const json& object, const std::string& prefix, std::size_t c) {
+      collect_numbers(object, prefix, c, chains_, columns);
+    };
+    const json* chains = record.contains("chains") && record["chains"].is_array() ? &record["chains"] : nullptr;
+    const json* stein = record.contains("stein") && record["stein"].is_object() && record["stein"].contains("chains") &&
+                                record["stein"]["chains"].is_array()
+                            ? &record["stein"]["chains"]
+                            : nullptr;
+    for (std::size_t c = 0; c < chains_; ++c) {
+      if (chains && c < chains->size() && (*chains)[c].is_object() && (*chains)[c].contains("diagnostics") &&
+          (*chains)[c]["diagnostics"].is_object())
+        collect((*chains)[c]["diagnostics"], "diagnostic_", c);
+      if (stein && c < stein->size() && (*stein)[c].is_object()) collect((*stein)[c], "stein_", c);
+    }
+    netCDF::NcGroup root = *nc_;
+    const netCDF::NcDim chain = root.getDim("chain");
+    for (const auto& [name, values] : columns) root.addVar(name, netCDF::ncDouble, chain).putVar(values.data());
+    if (const json* pooled = record.contains("stein") && record["stein"].is_object() && record["stein"].contains("pooled")
+                                 ? &record["stein"]["pooled"]
+                                 : nullptr;
+        pooled && pooled->is_object() && pooled->contains("ksd") && (*pooled)["ksd"].is_number())
+      root.putAtt("stein_pooled_ksd", netCDF::ncDouble, (*pooled)["ksd"].get<double>());
+  }
+
+  /// columns[prefix + path][c] = every number in `object` (a nested object's keys joined with '_').
+  static void collect_numbers(const json& object, const std::string& prefix, std::size_t c, std::size_t chains,
+                              std::map<std::string, std::vector<double>>& columns) {
+    for (auto it = object.begin(); it != object.end(); ++it) {
+      if (it.value().is_object()) {
+        collect_numbers(it.value(), prefix + it.key() + "_", c, chains, columns);
+      } else if (it.value().is_number()) {
+        auto& column = columns[prefix + it.key()];
+        column.resize(chains, std::numeric_limits<double>::quiet_NaN());
+        column[c] = it.value().get<double>();
+      }
     }
   }
 

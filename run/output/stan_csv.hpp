@@ -235,6 +235,14 @@ class StanCsvWriter final : public Writer {
       const json& error = entry->contains("error") ? (*entry)["error"] : (*entry)["status"];
       stan_csv_detail::put_comment_lines(out, "error: ", error.is_string() ? error.get<std::string>() : error.dump());
     }
+    // The chain's diagnostics as the record has them (kinetic temperature, gradient evaluations, …), and
+    // its Stein diagnostics when the record carries them (`sgmcmc convert --stein`): one JSON object a
+    // line, so a reader of the file alone gets them back (json.loads of what follows " = ").
+    if (entry != nullptr && entry->is_object() && entry->contains("diagnostics") && (*entry)["diagnostics"].is_object())
+      out += fmt::format("# sgmcmc_diagnostics = {}\n", (*entry)["diagnostics"].dump());
+    if (const json* stein = stan_csv_detail::find(record, "/stein/chains");
+        stein != nullptr && stein->is_array() && chain < stein->size() && (*stein)[chain].is_object())
+      out += fmt::format("# sgmcmc_stein = {}\n", (*stein)[chain].dump());
     double sampling = 0, setup = 0;
     if (stan_csv_detail::sum_of_phases(record, "sampling_seconds", sampling)) {
       stan_csv_detail::sum_of_phases(record, "setup_seconds", setup);

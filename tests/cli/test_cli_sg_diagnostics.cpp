@@ -11,7 +11,10 @@
 
 #include <Eigen/Core>
 
+#include <netcdf>
+
 #include <sgmcmc/modules/diagnostics/stein.hpp>
+#include <sgmcmc/run/output/stan_csv.hpp>
 
 using namespace sgmcmc_test::cli;
 
@@ -23,7 +26,72 @@ fs::path scratch() {
 }
 
 
+/// The JSON after "# NAME = " in a Stan CSV file's comments (null when there is no such line).
+json comment_json(const sgmcmc::run::output::StanCsv& csv, const std::string& name) {
+  const std::string key = name + " = ";
+  for (const std::string& c : csv.comments)
+    if (const auto at = c.find(key); at != std::string::npos) return json::parse(c.substr(at + key.size()));
+  return nullptr;
+}
+
+/// A root variable over `chain` of a NetCDF file, one value per chain.
+std::vector<double> root_column(const fs::path& path, const std::string& name, std::size_t chains) {
+  const netCDF::NcFile file(path.string(), netCDF::NcFile::read);
+  const netCDF::NcVar var = file.getVar(name);
+  REQUIRE_MESSAGE(!var.isNull(), name);
+  std::vector<double> v(chains);
+  var.getVar(v.data());
+  return v;
+}
+
 }  // namespace
+
+TEST_CASE("convert --stein: every format carries each chain's Stein diagnostics and its record diagnostics; summary prints them") {
+  // Catches: a report computed and then dropped by a writer, chains' values swapped (each chain is
+  // compared with its own), the kinetic temperature missing from the outputs, a recorded report that
+  // summary ignores without --stein.
+  const json config = {{"sampler", {{"name", "sghmc"}, {"step_size", 0.1}, {"friction", 2.0}}},
+                       {"manifold", {{"name", "euclidean"}, {"dim", 2}}},
+                       {"target", {{"name", "gaussian"}, {"mean", {0, 0}}, {"cov", 1}}},
+                       {"steps", 3000}, {"burn_in", 500}, {"thin", 5}, {"chains", 2}, {"seed", 5}};
+  const fs::path cfg = write_json(scratch(), "conv_stein.json", config), src = scratch() / "conv_stein_run.json";
+  REQUIRE(run_cli(scratch(), fmt::format("run -q '{}' -o '{}'", cfg.string(), src.string())).code == 0);
+  const Result fresh = run_cli(scratch(), fmt::format("summary '{}' --stein --json", src.string()));
+  REQUIRE_MESSAGE(fresh.code == 0, fresh.err);
+  const json stein = json::parse(fresh.out)["stein"];
+  const json source = read_json(src);
+  const fs::path base = scratch() / "conv_stein_out";
+  const Result conv =
+      run_cli(scratch(), fmt::format("convert '{}' --stein --format json,csv,netcdf -o '{}.json'", src.string(), base.string()));
+  REQUIRE_MESSAGE(conv.code == 0, conv.err);
+
+  const json converted = read_json(base.string() + ".json");
+  REQUIRE(converted.contains("stein"));
+  const Result recorded = run_cli(scratch(), fmt::format("summary '{}' --json", (base.string() + ".json")));
+  REQUIRE_MESSAGE(recorded.code == 0, recorded.err);
+  CHECK(json::parse(recorded.out)["stein"] == converted["stein"]);
+  CHECK(run_cli(scratch(), fmt::format("summary '{}'", (base.string() + ".json"))).out.find("chain 1: KSD") != std::string::npos);
+  const std::vector<double> nc_ksd = root_column(base.string() + ".nc", "stein_ksd", 2);
+  const std::vector<double> nc_kinetic = root_column(base.string() + ".nc", "diagnostic_kinetic_temperature", 2);
+  const std::vector<double> nc_steps = root_column(base.string() + ".nc", "diagnostic_steps", 2);
+  for (std::size_t ch = 0; ch < 2; ++ch) {
+    CAPTURE(ch);
+    const double ksd = stein["chains"][ch]["ksd"].get<double>();
+    CHECK(converted["stein"]["chains"][ch]["ksd"].get<double>() == doctest::Approx(ksd).epsilon(1e-12));
+    const auto csv = sgmcmc::run::output::read_stan_csv(fmt::format("{}_{}.csv", base.string(), ch + 1));
+    const json csv_stein = comment_json(csv, "sgmcmc_stein"), csv_diag = comment_json(csv, "sgmcmc_diagnostics");
+    REQUIRE(csv_stein.is_object());
+    REQUIRE(csv_diag.is_object());
+    CHECK(csv_stein == converted["stein"]["chains"][ch]);
+    CHECK(csv_diag == source["chains"][ch]["diagnostics"]);
+    const double kinetic = source["chains"][ch]["diagnostics"]["kinetic_temperature"].get<double>();
+    CHECK(kinetic == doctest::Approx(1).epsilon(0.2));  // present and about the target's temperature
+    CHECK(csv_diag["kinetic_temperature"].get<double>() == kinetic);
+    CHECK(nc_ksd[ch] == converted["stein"]["chains"][ch]["ksd"].get<double>());
+    CHECK(nc_kinetic[ch] == kinetic);
+    CHECK(nc_steps[ch] == 3000);
+  }
+}
 
 TEST_CASE("thin: each chain cut to the M draws Stein thinning picks; the result summarises but does not resume") {
   // Catches: picked draws written with another chain's or draw's values (the record's draws must be the
