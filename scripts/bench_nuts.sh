@@ -37,41 +37,9 @@ if [ "${REUSE:-0}" = 1 ] && [ -f "$csv" ] && [ -f "$out/nuts_reference.csv" ] &&
   echo "== REUSE=1: the data and the NUTS reference in $out are kept"
 fi
 
-[ $reuse = 1 ] || python3 - "$n" "$d" "$csv" "$theta_sd" <<'PY'
-import math, random, sys
-n, d, path = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
-rng = random.Random(1)
-if sys.argv[4]:
-    theta = [rng.gauss(0, float(sys.argv[4])) for _ in range(d)]
-else:
-    theta = [rng.gauss(0, 1) / math.sqrt(d) for _ in range(d)]
-with open(path, "w") as f:
-    f.write(",".join(["intercept"] + [f"x{k}" for k in range(1, d)] + ["label"]) + "\n")
-    for _ in range(n):
-        x = [1.0] + [rng.gauss(0, 1) for _ in range(d - 1)]
-        z = sum(a * b for a, b in zip(x, theta))
-        y = 1 if rng.random() < 1 / (1 + math.exp(-z)) else 0
-        f.write(",".join(repr(v) for v in x) + f",{y}\n")
-PY
+[ $reuse = 1 ] || python3 scripts/logistic_data.py "$n" "$d" "$csv" --intercept ${theta_sd:+--theta-sd "$theta_sd"}
 
-[ $reuse = 1 ] || Rscript - "$csv" "$out" <<'R'
-args <- commandArgs(trailingOnly = TRUE)
-suppressPackageStartupMessages(library(rstan))
-# Debian's r-cran-bh keeps Boost in /usr/include (libboost-dev) rather than in the BH package.
-if (!file.exists(rstan_options("boost_lib"))) rstan_options(boost_lib = "/usr/include")
-d <- read.csv(args[1]); X <- as.matrix(d[, -ncol(d)]); y <- d[, ncol(d)]
-code <- "data { int N; int D; matrix[N, D] X; int<lower=0, upper=1> y[N]; real<lower=0> s; }
-         parameters { vector[D] theta; }
-         model { theta ~ normal(0, s); y ~ bernoulli_logit(X * theta); }"
-model <- stan_model(model_code = code)
-data <- list(N = nrow(X), D = ncol(X), X = X, y = y, s = 1)
-seconds <- system.time(fit <- sampling(model, data = data, chains = 4, iter = 2000, seed = 1, cores = 2, refresh = 0))[["elapsed"]]
-draws <- as.matrix(fit, pars = "theta")
-write.csv(draws, file.path(args[2], "nuts_reference.csv"), row.names = FALSE)
-s <- summary(fit, pars = "theta")$summary
-cat(sprintf("%.3f\n", seconds), file = file.path(args[2], "nuts_seconds.txt"))
-cat(sprintf("NUTS: %.1f s wall (4 chains, 2 cores), min bulk n_eff %.0f, max Rhat %.4f\n", seconds, min(s[, "n_eff"]), max(s[, "Rhat"])))
-R
+[ $reuse = 1 ] || Rscript scripts/nuts_reference.R "$csv" "$out"
 
 python3 - "$csv" "$out/sweep.json" "$sweep" <<'PY'
 import json, sys
