@@ -171,7 +171,17 @@ inline RunConfig parse_config(const json& j, const Registry& registry, const Pla
       if (!(off <= 1e-8)) fail(path, fmt::format("point is off the manifold (distance {:.3g})", off));
       return x;
     };
-    if (init->is_array() && !init->empty() && (*init)[0].is_array()) {
+    if (init->is_string()) {
+      // Baker, Fearnhead, Fox & Nemeth 2019 (Algorithm 1) start the chain at the control variate's
+      // centre θ̂: no run-in from a random point, whose large gradients also mislead an adaptive
+      // preconditioner's warm-up (pSGLD's V, a diagonal scale).
+      if (*init != "centre") fail("/init", fmt::format("expected a point, a list of one point per chain, or \"centre\", got \"{}\"", printable(init->get<std::string>())));
+      const std::string estimator = c.target.resolved.is_object() ? c.target.resolved.value("estimator", std::string("none")) : "none";
+      if (estimator != "control_variate")
+        fail("/init", fmt::format("\"centre\" starts the chains at the control variate's centre: it needs target.estimator "
+                                  "\"control_variate\" (estimator is {}); give a point instead", estimator));
+      c.init.assign(c.chains, check_point(c.target.resolved.at("centre"), "/init"));
+    } else if (init->is_array() && !init->empty() && (*init)[0].is_array()) {
       if (init->size() != c.chains)
         fail("/init", fmt::format("expected one point per chain ({}), got {}", c.chains, init->size()));
       for (std::size_t i = 0; i < init->size(); ++i) c.init.push_back(check_point((*init)[i], fmt::format("/init/{}", i)));

@@ -184,6 +184,23 @@ TEST_CASE("logistic target: control variates centred at the mode found by L-BFGS
   for (int ch = 0; ch < 2; ++ch) CHECK(resumed["chains"][ch]["samples"] == found["chains"][ch]["samples"]);
   CHECK(resumed["config"]["target"]["centre"] == t["centre"]);
 
+  // "init": "centre" starts every chain at the centre: the same draws as that point given as init.
+  json from_centre = c;
+  from_centre["init"] = "centre";
+  json from_point = c;
+  from_point["init"] = t["centre"];
+  const json centred = run::run(from_centre, {.threads = 1});
+  const json pointed = run::run(from_point, {.threads = 1});
+  for (int ch = 0; ch < 2; ++ch) CHECK(centred["chains"][ch]["samples"] == pointed["chains"][ch]["samples"]);
+  CHECK(centred["chains"][0]["samples"] != found["chains"][0]["samples"]);  // not the random start
+  CHECK(centred["config"]["init"] == "centre");
+  from_centre["init"] = "center";
+  CHECK(error_of(from_centre).find("/init: expected a point, a list of one point per chain, or \"centre\"") != std::string::npos);
+  from_centre["init"] = "centre";
+  from_centre["target"]["estimator"] = "svrg";
+  CHECK(error_of(from_centre).find("/init: \"centre\" starts the chains at the control variate's centre: it needs target.estimator "
+                                   "\"control_variate\" (estimator is svrg)") != std::string::npos);
+
   c = config(path);
   c["target"]["estimator"] = "sag";
   CHECK(error_of(c).find("/target/estimator: expected minibatch, control_variate, svrg or saga, got \"sag\"") != std::string::npos);
