@@ -8,7 +8,8 @@
 //   PROG convert RUN --format csv,netcdf,json -o OUT [--stein]
 //   PROG summary RUN [--json] [--stein]   (--stein: KSD, configurational temperature and gradient noise, run/stein.hpp)
 //   PROG thin RUN --to M -o OUT [--format ...]   (Stein thinning of each chain to M draws)
-//   PROG sweep CONFIG --reference REF... -o OUT.json [--svg PLOT.svg]   (the bias harness, run/sweep.hpp)
+//   PROG sweep CONFIG --reference REF... -o OUT.json [--svg PLOT.svg [--plot-x seconds] [--plot-y max_sd_error]]
+//        [--reference-seconds S]   (the bias harness, run/sweep.hpp)
 //   PROG list                          the registered manifolds, targets and samplers
 // Exit codes: 0 ok; 1 bad input (config, record, file); 2 bad command line; 3 a chain stopped with an
 // error (the record, with every draw made before it, is still written); 128 + N interrupted by signal N
@@ -391,6 +392,14 @@ inline int main(int argc, const char* const* argv, const run::Registry& registry
   sweep->add_option("--reference", sweep_reference, "the reference: Stan CSV files (chains pooled) or a run record")->required()->delimiter(',');
   auto* sweep_output = sweep->add_option("-o,--output", sweep_out, "where to write the scores (JSON)")->required();
   sweep->add_option("--svg", sweep_svg, "also plot bias against cost (one line per sampler) to this SVG file");
+  std::string plot_x = "gradient_evals", plot_y = "max_z";
+  sweep->add_option("--plot-x", plot_x, "the plot's cost axis: gradient_evals (default) or seconds (set-up and sampling)")
+      ->check(CLI::IsMember({"gradient_evals", "seconds"}));
+  sweep->add_option("--plot-y", plot_y, "the plot's error axis: max_z (default) or max_sd_error")->check(CLI::IsMember({"max_z", "max_sd_error"}));
+  double reference_seconds = 0;
+  sweep->add_option("--reference-seconds", reference_seconds,
+                    "the reference's own wall time (NUTS's, say): each point's seconds as a fraction of it, and a line on a plot in seconds")
+      ->check(CLI::PositiveNumber);
   sweep->add_option("--threads", opt.threads, "threads for each run's chains (default: one per core)");
   sweep->add_flag("-q,--quiet", quiet, "print nothing but errors");
 
@@ -485,7 +494,8 @@ inline int main(int argc, const char* const* argv, const run::Registry& registry
       run::check_writable(sweep_out);
       if (!sweep_svg.empty()) run::check_writable(sweep_svg);
       const json config = run::read_json_file(sweep_config);
-      const run::Reference ref = run::read_reference(sweep_reference);
+      run::Reference ref = run::read_reference(sweep_reference);
+      ref.seconds = reference_seconds;
       opt.progress = false;
       const json result = run::sweep(config, ref, opt, registry, [&](const json& p) {
         if (quiet) return;
@@ -503,7 +513,9 @@ inline int main(int argc, const char* const* argv, const run::Registry& registry
       run::write_json_file(result, sweep_out, 1);
       if (!sweep_svg.empty()) {
         run::AtomicFile file(sweep_svg);
-        file.write(run::output::sweep_svg(result));
+        using Plot = run::output::SweepPlot;
+        file.write(run::output::sweep_svg(result, {plot_x == "seconds" ? Plot::Cost::seconds : Plot::Cost::gradient_evals,
+                                                   plot_y == "max_z" ? Plot::Error::max_z : Plot::Error::max_sd_error}));
         file.commit();
       }
       if (!quiet) std::cout << "written: " << sweep_out << (sweep_svg.empty() ? "" : ", " + sweep_svg) << '\n';

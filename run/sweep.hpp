@@ -6,7 +6,8 @@
 //   z_k = |mean_k − mean_ref,k| / sd_ref,k (max and rms over the coordinates), the sd ratios
 //   sd_k / sd_ref,k, the pooled KSD (run/stein.hpp; euclidean targets with an exact gradient), the
 //   smallest bulk ESS per second of sampling, the seconds of set-up (a control variate's mode search)
-//   and of sampling, and the gradient evaluations spent by the chains.
+//   and of sampling, and the gradient evaluations spent by the chains; given the reference's own wall
+//   time (Reference::seconds), each point's seconds as a fraction of it.
 // A point that fails (a divergence, a refused combination) is reported with its error; the others go on.
 //   "sweep": {"samplers": [{"name": "sgld"}, {"name": "sghmc", "friction": 10}],
 //             "step_sizes": [0.001, 0.003], "batch_sizes": [100, 1000]}   (batch_sizes optional)
@@ -36,6 +37,7 @@ struct Reference {
   Eigen::VectorXd mean, sd;
   std::size_t draws = 0;
   std::vector<std::string> sources;
+  double seconds = 0;  ///< the reference's own wall time (NUTS's, say), when known: 0 otherwise
 };
 
 namespace detail {
@@ -210,6 +212,8 @@ inline json sweep(const json& config, const Reference& ref, const Options& opt =
                       {"batch_size", n ? json(n) : json(nullptr)}};
         try {
           point.update(score(run(c, opt, registry), ref, registry));
+          if (ref.seconds > 0 && point.contains("sampling_seconds"))
+            point["fraction_of_reference"] = (point["setup_seconds"].get<double>() + point["sampling_seconds"].get<double>()) / ref.seconds;
         } catch (const Error& e) {
           point["status"] = "error";
           point["error"] = e.what();
@@ -217,9 +221,9 @@ inline json sweep(const json& config, const Reference& ref, const Options& opt =
         if (on_point) on_point(point);
         points.push_back(std::move(point));
       }
-  return {{"schema", "sgmcmc.sweep"}, {"config", base}, {"grid", grid},
-          {"reference", {{"sources", ref.sources}, {"draws", ref.draws}, {"mean", vector_json(ref.mean)}, {"sd", vector_json(ref.sd)}}},
-          {"points", points}};
+  json reference = {{"sources", ref.sources}, {"draws", ref.draws}, {"mean", vector_json(ref.mean)}, {"sd", vector_json(ref.sd)}};
+  if (ref.seconds > 0) reference["seconds"] = ref.seconds;
+  return {{"schema", "sgmcmc.sweep"}, {"config", base}, {"grid", grid}, {"reference", reference}, {"points", points}};
 }
 
 }  // namespace sgmcmc::run

@@ -10,7 +10,8 @@
 #      minibatch, control-variate and SVRG gradients, SGLD with control variates and SAGA, AMAGOLD),
 #      each point scored against the NUTS draws: max z of the means in NUTS sds, sd ratios, and the
 #      wall time (the control variate's mode search included);
-#   4. prints a table: per point, max z, max |sd ratio − 1| and seconds as a fraction of NUTS's.
+#   4. prints a table: per point, max z, max |sd ratio − 1| and seconds as a fraction of NUTS's; the
+#      sweep's plot ($OUT/scores.svg) draws max z against wall seconds with NUTS's time marked.
 # Usage: scripts/bench_nuts.sh      Env: N, D, THETA_SD, SWEEP (a sweep config; its target.data is
 #        replaced by the generated CSV), JOBS (build parallelism, default 1), BUILD (default
 #        build-bench-nuts), OUT (default $BUILD/nuts-results/n<N>_d<D>), REUSE=1 (keep the data and the
@@ -48,7 +49,9 @@ config = json.load(open(sweep))
 config["target"]["data"] = csv
 json.dump(config, open(path, "w"), indent=1)
 PY
-"$build/apps/sgmcmc" sweep "$out/sweep.json" --reference "$out/nuts_reference.csv" -o "$out/scores.json" --svg "$out/scores.svg" --threads 2
+# The plot: max z of the means against wall seconds, NUTS's own time marked.
+"$build/apps/sgmcmc" sweep "$out/sweep.json" --reference "$out/nuts_reference.csv" --reference-seconds "$(cat "$out/nuts_seconds.txt")" \
+  -o "$out/scores.json" --svg "$out/scores.svg" --plot-x seconds --threads 2
 
 python3 - "$out/scores.json" "$out/nuts_seconds.txt" <<'PY'
 import json, sys

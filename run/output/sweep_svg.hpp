@@ -1,7 +1,9 @@
 #pragma once
 // The bias harness's plot (run/sweep.hpp): bias against cost, one line per sampler (and batch size),
-// its points in step-size order — x the gradient evaluations, y the largest |z| of the means against
-// the reference, both on log scales — as a self-contained SVG (no plotting library needed).
+// its points in step-size order — x the gradient evaluations or the wall seconds (set-up plus
+// sampling), y the largest |z| of the means or the largest |sd ratio − 1| against the reference, both
+// on log scales — as a self-contained SVG (no plotting library needed). With x in seconds and the
+// reference's own wall time known (`sgmcmc sweep --reference-seconds`), a dashed vertical line marks it.
 #include <algorithm>
 #include <cmath>
 #include <map>
@@ -13,22 +15,34 @@
 
 namespace sgmcmc::run::output {
 
-inline std::string sweep_svg(const nlohmann::json& sweep) {
+/// What the plot's axes show.
+struct SweepPlot {
+  enum class Cost { gradient_evals, seconds } x = Cost::gradient_evals;
+  enum class Error { max_z, max_sd_error } y = Error::max_z;
+};
+
+inline std::string sweep_svg(const nlohmann::json& sweep, SweepPlot axes = {}) {
   struct Point {
     double x, y, h;
   };
   std::map<std::string, std::vector<Point>> lines;
   double xmin = INFINITY, xmax = -INFINITY, ymin = INFINITY, ymax = -INFINITY;
+  const bool seconds = axes.x == SweepPlot::Cost::seconds;
+  const char* error = axes.y == SweepPlot::Error::max_z ? "max_z" : "max_sd_error";
+  const auto number = [](const nlohmann::json& p, const char* key) { return p.contains(key) && p[key].is_number() ? p[key].get<double>() : NAN; };
   for (const auto& p : sweep["points"]) {
-    if (!p.contains("max_z") || !p["max_z"].is_number() || !p["gradient_evals"].is_number()) continue;
-    const double evals = p["gradient_evals"].get<double>(), z = std::max(p["max_z"].get<double>(), 1e-3);
-    if (!(evals > 0)) continue;
+    const double cost = seconds ? number(p, "setup_seconds") + number(p, "sampling_seconds") : number(p, "gradient_evals");
+    const double y = std::max(number(p, error), 1e-3);
+    if (!(cost > 0) || !std::isfinite(y)) continue;  // a failed point (NaN fails both)
     std::string name = p["sampler"].get<std::string>();
     if (p["batch_size"].is_number()) name += fmt::format(", n = {}", p["batch_size"].get<std::uint64_t>());
-    const Point q{std::log10(evals), std::log10(z), p["step_size"].get<double>()};
+    const Point q{std::log10(cost), std::log10(y), p["step_size"].get<double>()};
     lines[name].push_back(q);
     xmin = std::min(xmin, q.x), xmax = std::max(xmax, q.x), ymin = std::min(ymin, q.y), ymax = std::max(ymax, q.y);
   }
+  const double reference_seconds = sweep.contains("reference") ? number(sweep["reference"], "seconds") : NAN;
+  const bool mark_reference = seconds && reference_seconds > 0;
+  if (mark_reference) xmin = std::min(xmin, std::log10(reference_seconds)), xmax = std::max(xmax, std::log10(reference_seconds));
   const double W = 720, H = 480, left = 80, right = 220, top = 30, bottom = 60;
   if (lines.empty()) xmin = 0, xmax = 1, ymin = -1, ymax = 0;
   xmin = std::floor(xmin), xmax = std::max(std::ceil(xmax), xmin + 1), ymin = std::floor(ymin), ymax = std::max(std::ceil(ymax), ymin + 1);
@@ -43,10 +57,16 @@ inline std::string sweep_svg(const nlohmann::json& sweep) {
     s += fmt::format("<text x=\"{:.1f}\" y=\"{}\" text-anchor=\"middle\">1e{}</text>\n", X(e), H - bottom + 18, static_cast<int>(e));
   for (double e = ymin; e <= ymax + 1e-9; e += 1)
     s += fmt::format("<text x=\"{}\" y=\"{:.1f}\" text-anchor=\"end\">1e{}</text>\n", left - 6, Y(e) + 4, static_cast<int>(e));
-  s += fmt::format("<text x=\"{:.1f}\" y=\"{}\" text-anchor=\"middle\">gradient evaluations</text>\n", (left + W - right) / 2, H - 15);
-  s += fmt::format("<text x=\"18\" y=\"{:.1f}\" text-anchor=\"middle\" transform=\"rotate(-90 18 {:.1f})\">max |z| of the means "
-                   "(reference sds)</text>\n",
-                   (top + H - bottom) / 2, (top + H - bottom) / 2);
+  s += fmt::format("<text x=\"{:.1f}\" y=\"{}\" text-anchor=\"middle\">{}</text>\n", (left + W - right) / 2, H - 15,
+                   seconds ? "wall seconds (set-up and sampling)" : "gradient evaluations");
+  s += fmt::format("<text x=\"18\" y=\"{:.1f}\" text-anchor=\"middle\" transform=\"rotate(-90 18 {:.1f})\">{}</text>\n",
+                   (top + H - bottom) / 2, (top + H - bottom) / 2,
+                   axes.y == SweepPlot::Error::max_z ? "max |z| of the means (reference sds)" : "max |sd ratio − 1| against the reference");
+  if (mark_reference) {
+    const double x = X(std::log10(reference_seconds));
+    s += fmt::format("<line x1=\"{0:.1f}\" y1=\"{1}\" x2=\"{0:.1f}\" y2=\"{2}\" stroke=\"black\" stroke-dasharray=\"6 4\"/>\n", x, top, H - bottom);
+    s += fmt::format("<text x=\"{:.1f}\" y=\"{}\" text-anchor=\"end\">reference: {:.4g} s</text>\n", x - 4, top + 12, reference_seconds);
+  }
   static const char* colours[] = {"#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#e377c2", "#17becf"};
   int k = 0;
   for (auto& [name, pts] : lines) {

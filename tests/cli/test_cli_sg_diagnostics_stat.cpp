@@ -125,7 +125,8 @@ TEST_CASE("sweep: a grid scored against a reference from Stan CSV or a run recor
   // scheme's variance inflation, as above): 1.145 at h = 0.5, 1.0127 at h = 0.05, checked within 4
   // standard errors of the ratio (√(1/(2·ESS)) of each side). Catches z or sd ratios computed against
   // the wrong reference column (the CSV's lp__ or stats taken as parameters), points in the wrong
-  // order, a grid that silently drops a point, a plot without its lines.
+  // order, a grid that silently drops a point, a plot without its lines; with the reference's wall
+  // time, a fraction of it not taken from the point's own seconds, or a plot in seconds without it.
   const json hmc = {{"sampler", {{"name", "hmc"}, {"step_size", 0.3}, {"leapfrog_steps", 8}}},
                     {"manifold", {{"name", "euclidean"}, {"dim", 2}}},
                     {"target", {{"name", "gaussian"}, {"mean", {0, 0}}, {"cov", 1}}},
@@ -138,7 +139,9 @@ TEST_CASE("sweep: a grid scored against a reference from Stan CSV or a run recor
   const fs::path cfg = write_json(scratch(), "sweep.json", grid), out = scratch() / "sweep_out.json", svg = scratch() / "sweep.svg";
   for (const std::string& reference : {ref.string(), fmt::format("{0}_1.csv,{0}_2.csv,{0}_3.csv,{0}_4.csv", (scratch() / "ref").string())}) {
     CAPTURE(reference);
-    const Result r = run_cli(scratch(), fmt::format("sweep '{}' --reference '{}' -o '{}' --svg '{}'", cfg.string(), reference, out.string(), svg.string()));
+    const bool timed = reference.ends_with(".csv");  // the second pass: the reference's seconds, a plot against time
+    const Result r = run_cli(scratch(), fmt::format("sweep '{}' --reference '{}' -o '{}' --svg '{}'{}", cfg.string(), reference, out.string(),
+                                                    svg.string(), timed ? " --reference-seconds 250 --plot-x seconds --plot-y max_sd_error" : ""));
     REQUIRE_MESSAGE(r.code == 0, r.err);
     const json s = read_json(out);
     CHECK(s["reference"]["draws"] == 80000);
@@ -152,6 +155,12 @@ TEST_CASE("sweep: a grid scored against a reference from Stan CSV or a run recor
       REQUIRE(p["status"] == "ok");
       CHECK(p["gradient_evals"].get<double>() > 0);
       CHECK(p["ksd"].is_number());
+      if (timed) {
+        CHECK(p["fraction_of_reference"].get<double>() ==
+              doctest::Approx((p["setup_seconds"].get<double>() + p["sampling_seconds"].get<double>()) / 250).epsilon(1e-12));
+      } else {
+        CHECK_FALSE(p.contains("fraction_of_reference"));
+      }
       if (p["sampler"] != "sgld") continue;
       const double h = p["step_size"].get<double>(), predicted = 1 / std::sqrt(1 - h / 2);
       const double se = predicted * std::sqrt(0.5 / p["min_ess_bulk"].get<double>() + 0.5 / ref_ess);
@@ -162,7 +171,15 @@ TEST_CASE("sweep: a grid scored against a reference from Stan CSV or a run recor
     CHECK(plot.find(">sgld</text>") != std::string::npos);
     CHECK(plot.find(">sghmc</text>") != std::string::npos);
     CHECK(plot.find("<polyline") != std::string::npos);
+    CHECK((plot.find("reference: 250 s") != std::string::npos) == timed);
+    CHECK((plot.find(">wall seconds (set-up and sampling)</text>") != std::string::npos) == timed);
+    CHECK((plot.find(">max |sd ratio − 1| against the reference</text>") != std::string::npos) == timed);
+    CHECK((plot.find(">gradient evaluations</text>") != std::string::npos) == !timed);
+    CHECK(s["reference"].contains("seconds") == timed);
   }
+  const Result bad_axis = run_cli(scratch(), fmt::format("sweep '{}' --reference '{}' -o '{}' --plot-x steps", cfg.string(), ref.string(), out.string()));
+  CHECK(bad_axis.code != 0);
+  CHECK(bad_axis.err.find("--plot-x") != std::string::npos);
   // A bad grid is an error naming the field, before anything runs.
   grid["sweep"]["step_sizes"] = json::array();
   write_json(scratch(), "bad_sweep.json", grid);
