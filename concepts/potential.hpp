@@ -83,4 +83,11 @@ concept PotentialWithAfterStep = requires(P& p, const Eigen::VectorXd& x, std::u
   p.after_step(x, t, rng);
 };
 
+/// A potential that changes with the step count (a temperature schedule: U/T_t, modules/schedule/
+/// temperature.hpp). The driver calls `at_step(t)` before step t (0-based, global: a resumed chain
+/// continues the schedule), so the sampler sees the step's potential throughout the step — an MH
+/// sampler's value and gradients alike.
+template <class P>
+concept ScheduledPotential = requires(P& p, std::uint64_t t) { p.at_step(t); };
+
 }  // namespace sgmcmc

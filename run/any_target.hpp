@@ -19,6 +19,7 @@
 #include <sgmcmc/models/gradient_noise.hpp>
 #include <sgmcmc/modules/error.hpp>
 #include <sgmcmc/modules/random/stream.hpp>
+#include <sgmcmc/modules/schedule/temperature.hpp>
 
 namespace sgmcmc::run {
 
@@ -61,7 +62,8 @@ class AnyTarget {
     if constexpr (SeparablePotential<P>) separable_ = grad_noise == 0.0 && static_cast<const Model<P>&>(*self_).p.is_separable();
   }
   AnyTarget(const AnyTarget& o)
-      : self_(o.self_ ? o.self_->clone() : nullptr), grad_noise_(o.grad_noise_), inverse_temperature_(o.inverse_temperature_),
+      : self_(o.self_ ? o.self_->clone() : nullptr), grad_noise_(o.grad_noise_), temperature_(o.temperature_),
+        inverse_temperature_(o.inverse_temperature_),
         has_value_(o.has_value_),
         has_noise_estimate_(o.has_noise_estimate_), has_state_(o.has_state_), dirichlet_(o.dirichlet_),
         separable_(o.separable_) {}
@@ -77,15 +79,27 @@ class AnyTarget {
   /// variance by 1/T²), so that every sampler — Metropolis-corrected ones included — samples
   /// ∝ exp(−U/T) (MATH.md §9 "Temperature"; T < 1 is the "cold posterior"). Added grad_noise is part of
   /// the gradient it scales. Dirichlet-type targets hand samplers their concentrations instead of a
-  /// gradient and cannot be tempered this way.
-  AnyTarget tempered(double temperature) const {
-    require(std::isfinite(temperature) && temperature > 0, fmt::format("temperature: expected a positive number, got {}", temperature));
-    require(!dirichlet_ || temperature == 1.0, "temperature: a Dirichlet-type target gives its concentrations, not a gradient to scale");
+  /// gradient and cannot be tempered this way. A schedule (annealing) sets T_t before each step t
+  /// (at_step); between steps and for analyses (Stein diagnostics, lp) the target is at the final T.
+  AnyTarget tempered(const schedule::Temperature& temperature) const {
+    temperature.validate();
+    require(!dirichlet_ || (temperature.to == 1.0 && !temperature.varies()),
+            "temperature: a Dirichlet-type target gives its concentrations, not a gradient to scale");
+    require(!temperature_.varies(), "temperature: this target already follows a temperature schedule");
     AnyTarget t(*this);
-    t.inverse_temperature_ = inverse_temperature_ / temperature;
+    // On a target already at a constant T, the temperatures multiply (the inverse temperatures do).
+    t.temperature_ = {temperature_.to * temperature.from, temperature_.to * temperature.to, temperature.steps};
+    t.inverse_temperature_ = 1.0 / t.temperature_.to;
     return t;
   }
-  double temperature() const { return 1.0 / inverse_temperature_; }
+  AnyTarget tempered(double temperature) const { return tempered(schedule::Temperature::constant(temperature)); }
+  /// The temperature the schedule ends at (the only one, when constant).
+  double temperature() const { return temperature_.to; }
+  const schedule::Temperature& temperature_schedule() const { return temperature_; }
+  /// The driver's hook before every step t (ScheduledPotential): U/T_t for the step.
+  void at_step(std::uint64_t t) {
+    if (temperature_.varies()) inverse_temperature_ = 1.0 / temperature_.at(t);
+  }
   bool has_value() const { return has_value_; }                    ///< exact U and ∇U (MH samplers, metrics)
   bool has_noise_estimate() const { return has_noise_estimate_; }  ///< per-example gradients (empirical Fisher)
   bool has_state() const { return has_state_; }                    ///< a state saved with the chain
@@ -218,11 +232,13 @@ class AnyTarget {
   };
   std::unique_ptr<Concept> self_;
   double grad_noise_ = 0.0;
-  double inverse_temperature_ = 1.0;  ///< 1/T
+  schedule::Temperature temperature_;  ///< T, or its schedule
+  double inverse_temperature_ = 1.0;   ///< 1/T of the current step
   bool has_value_ = false, has_noise_estimate_ = false, has_state_ = false, dirichlet_ = false, separable_ = false;
   mutable Eigen::VectorXd noise_;  ///< scratch for the gradient noise (one target per chain)
 };
 
-static_assert(PotentialWithValue<AnyTarget> && PotentialWithNoiseEstimate<AnyTarget> && SeparablePotential<AnyTarget>);
+static_assert(PotentialWithValue<AnyTarget> && PotentialWithNoiseEstimate<AnyTarget> && SeparablePotential<AnyTarget> &&
+              ScheduledPotential<AnyTarget>);
 
 }  // namespace sgmcmc::run

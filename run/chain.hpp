@@ -262,6 +262,7 @@ struct Chain {
     constexpr std::uint64_t check_every = 16;  // a NaN never heals: checking every few steps loses nothing
     if ((exhausted(observers) || ...)) return {};
     for (;;) {
+      if constexpr (ScheduledPotential<P>) potential.at_step(steps_done);  // a temperature schedule's U/T_t
       StepInfo info = sampler.step(state, potential, rng, steps_done);
       ++steps_done;
       totals.add(info);

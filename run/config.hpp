@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include <sgmcmc/manifolds/euclidean.hpp>
+#include <sgmcmc/modules/schedule/temperature.hpp>
 #include <sgmcmc/run/distributed/transport.hpp>
 #include <sgmcmc/run/fields.hpp>
 #include <sgmcmc/run/registry.hpp>
@@ -57,10 +58,30 @@ inline void check_dimension(std::optional<Eigen::Index> dim, std::uint64_t cap, 
                            what, *dim, cap, 8e-9 * static_cast<double>(*dim)));
 }
 
-/// Sets the target to temperature T (`sampler.temperature`: every sampler samples ∝ exp(−U/T)). A
-/// target that resamples a block of its own by Gibbs steps (bnn, bpmf precisions) would leave that
-/// block at T = 1, so it is refused there.
-inline void temper(TargetChoice& target, double temperature, const std::string& path) {
+/// `sampler.temperature`: a number T, or {"schedule": "geometric", "from": T₀, "to": T₁ (default 1),
+/// "steps": K (default: the burn-in)} (modules/schedule/temperature.hpp); `resolved` gets its full form.
+inline schedule::Temperature parse_temperature(const json& j, const std::string& path, std::uint64_t burn_in, json& resolved) {
+  if (!j.is_object()) {
+    const double t = as_number(j, path, Range::positive);
+    resolved = t;
+    return schedule::Temperature::constant(t);
+  }
+  Fields f(j, path);
+  const std::string kind = f.string("schedule");
+  if (kind != "geometric") fail(f.at("schedule"), fmt::format("expected \"geometric\" (or a number: a constant T), got \"{}\"", printable(kind)));
+  const double from = f.number("from", Range::positive), to = f.number("to", 1.0, Range::positive);
+  if (!f.find("steps") && burn_in == 0)
+    fail(path, "an annealing schedule runs over the burn-in by default, and burn_in is 0: give \"steps\" K (or set \"burn_in\")");
+  const std::uint64_t steps = f.count("steps", burn_in, 1);
+  f.finish();
+  resolved = {{"schedule", "geometric"}, {"from", from}, {"to", to}, {"steps", steps}};
+  return schedule::Temperature::geometric(from, to, steps);
+}
+
+/// Sets the target to temperature T, or its schedule (`sampler.temperature`: every sampler samples
+/// ∝ exp(−U/T_t)). A target that resamples a block of its own by Gibbs steps (bnn, bpmf precisions)
+/// would leave that block at T = 1, so it is refused there.
+inline void temper(TargetChoice& target, const schedule::Temperature& temperature, const std::string& path) {
   if (target.target.is_dirichlet_type())
     fail(path, fmt::format("target '{}' gives samplers its concentrations, not a gradient to scale by 1/T", target.kind));
   if (target.resolved.value("gibbs_every", std::uint64_t{0}) > 0)
@@ -143,11 +164,15 @@ inline RunConfig parse_config(const json& j, const Registry& registry, const Pla
     with_run_length(section, c.steps, c.burn_in);
     Fields s(section, "/sampler");
     const std::string name = s.string("name");
-    const double temperature = s.number("temperature", 1.0, Range::positive);
-    if (temperature != 1.0) detail::temper(c.target, temperature, s.at("temperature"));
+    json resolved_temperature;
+    if (const json* t = s.find("temperature")) {
+      const schedule::Temperature temperature = detail::parse_temperature(*t, s.at("temperature"), c.burn_in, resolved_temperature);
+      if (temperature.to != 1.0 || temperature.varies()) detail::temper(c.target, temperature, s.at("temperature"));
+      else resolved_temperature = nullptr;  // T = 1: the record reads as if none was given
+    }
     c.sampler = registry.sampler(name, s.at("name")).parse(s, c.manifold, c.target);
     s.finish();
-    if (temperature != 1.0) c.sampler.resolved["temperature"] = temperature;
+    if (!resolved_temperature.is_null()) c.sampler.resolved["temperature"] = resolved_temperature;
     c.retention = Retention{c.burn_in, c.thin};
     // A cyclical schedule's exploration stages keep no draw (cSG-MCMC: draws only while sampling).
     if (const json& h = c.sampler.resolved.value("step_size", json()); h.is_object() && h.value("schedule", json()) == "cyclical") {

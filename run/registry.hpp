@@ -49,6 +49,7 @@ struct TargetChoice {
   std::string kind;                        ///< the entry's canonical name
   json resolved;                           ///< the section with defaults filled in
   std::optional<Eigen::Index> natural_dim; ///< the dimension the target fixes by itself (data, a mean), if any
+  std::optional<std::uint64_t> examples;   ///< a data target's N (all shards'): its gradient is a sum over N examples
 };
 
 /// A parsed `sampler` section: the run record's section and a builder of chain i.

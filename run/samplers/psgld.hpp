@@ -21,17 +21,21 @@ struct StateJson<psgld::State> {
   }
 };
 
-/// {"name": "psgld", "step_size": h, "alpha": α (default 0.99), "lambda": λ (default 1e-5), "gamma_term": Γ added (default false), "adapt_steps": K
+/// {"name": "psgld", "step_size": h, "alpha": α (default 0.99), "lambda": λ, "gamma_term": Γ added (default false), "adapt_steps": K
 ///  (default 0: V adapts throughout; K > 0: frozen after K steps, a fixed diagonal preconditioner)}
+/// λ defaults to Li et al.'s 10⁻⁵ on the per-example mean gradient: N·10⁻⁵ on a data target, whose
+/// gradient is the sum over its N examples (10⁻⁵ there lets G = 1/(λ + √V) reach 10⁵ where the
+/// gradient vanishes — at the mode — and the first steps' noise throw the chain far off:
+/// docs/benchmarks.md, "Preconditioning"); 10⁻⁵ on any other target.
 inline SamplerEntry psgld_sampler() {
   return {{"psgld"}, "preconditioned SGLD (RMSprop diagonal preconditioner) on euclidean",
-          [](Fields& f, const ManifoldChoice& manifold, const TargetChoice&) {
+          [](Fields& f, const ManifoldChoice& manifold, const TargetChoice& target) {
             require_euclidean(f, manifold, "psgld");
             json out = {{"name", f.string("name")}};
             const auto step = read_step_size(f, out, Exploration::supported);
             const double alpha = f.number("alpha", 0.99, Range::non_negative);
             if (alpha >= 1) fail(f.at("alpha"), fmt::format("expected a number in [0, 1), got {}", alpha));
-            const double lambda = f.number("lambda", 1e-5, Range::positive);
+            const double lambda = f.number("lambda", 1e-5 * static_cast<double>(target.examples.value_or(1)), Range::positive);
             const auto adapt = f.count("adapt_steps", 0, 0);
             const bool gamma_term = f.boolean("gamma_term", false);
             out.update({{"alpha", alpha}, {"lambda", lambda}, {"adapt_steps", adapt}, {"gamma_term", gamma_term}});

@@ -62,9 +62,13 @@ TargetChoice make_estimated_choice(Fields& f, const std::string& name, models::M
                                    const DataSpace& space) {
   if constexpr (!GibbsModel<M>) read_gibbs_every(f, name, false);
   const Eigen::Index dim = space.dim;
+  // N over the chain group's shards (the sum is collective: every rank of the group parses the config).
+  const auto examples = static_cast<std::uint64_t>(space.sum(static_cast<double>(base.size())));
   const auto choice = [&]<class E>(E estimator) {
-    return make_choice(f, name, DataTarget<E>{std::move(estimator), space.gibbs_every, dim, space.sum}, std::move(resolved),
-                       space.euclidean ? std::optional<Eigen::Index>(dim) : std::nullopt);
+    TargetChoice c = make_choice(f, name, DataTarget<E>{std::move(estimator), space.gibbs_every, dim, space.sum}, std::move(resolved),
+                                 space.euclidean ? std::optional<Eigen::Index>(dim) : std::nullopt);
+    c.examples = examples;
+    return c;
   };
   const std::string estimator = f.string("estimator", "minibatch");
   resolved["estimator"] = estimator;

@@ -10,6 +10,7 @@
 #include <sgmcmc/concepts/potential.hpp>
 #include <sgmcmc/concepts/random.hpp>
 #include <sgmcmc/concepts/sampler.hpp>
+#include <sgmcmc/run/any_target.hpp>
 #include <sgmcmc/run/chain.hpp>
 #include <sgmcmc/run/metric_spec.hpp>
 #include <sgmcmc/samplers/recipe.hpp>
@@ -185,6 +186,9 @@ static_assert(SplittableNormals<random::Stream> && !SplittableNormals<MinimalMin
 
 static_assert(PotentialWithAfterStep<GibbsPotential, random::Stream>);
 static_assert(!PotentialWithAfterStep<models::Gaussian, random::Stream>);
+// A temperature schedule: the run layer's target is set to step t's U/T_t; a model is the same at every step.
+static_assert(ScheduledPotential<run::AnyTarget>);
+static_assert(!ScheduledPotential<models::Gaussian> && !ScheduledPotential<const run::AnyTarget>);
 // SCIR's potential: the Dirichlet's Gamma shapes, not a gradient (and a gradient is not enough).
 static_assert(ConcentrationPotential<models::Dirichlet>);
 static_assert(!ConcentrationPotential<models::Gaussian>);

@@ -1,5 +1,5 @@
-// Schedules the driver applies (cSG-MCMC's exploration and sampling stages, the temperature T, the
-// diagonal preconditioner estimated in burn-in): which steps keep draws, which steps inject noise,
+// Schedules the driver applies (cSG-MCMC's exploration and sampling stages, the temperature T and its
+// annealing schedule, the diagonal preconditioner estimated in burn-in): which steps keep draws, which steps inject noise,
 // what the config's names resolve to, and what is refused.
 #include <doctest/doctest.h>
 
@@ -12,6 +12,7 @@
 #include <sgmcmc/manifolds/euclidean.hpp>
 #include <sgmcmc/models/gaussian.hpp>
 #include <sgmcmc/modules/random/stream.hpp>
+#include <sgmcmc/modules/schedule/temperature.hpp>
 #include <sgmcmc/modules/splitting/sampler.hpp>
 #include <sgmcmc/run/runner.hpp>
 #include <sgmcmc/samplers/psgld.hpp>
@@ -204,4 +205,61 @@ TEST_CASE("temperature: the sampler sees U/T; recorded; refused where a block wo
             {"manifold", {{"name", "simplex"}, {"n", 3}}},
             {"target", {{"name", "dirichlet"}, {"alpha", {1.0, 1.0, 1.0}}}}};
   CHECK(error_of(d).find("/sampler/temperature: target 'dirichlet' gives samplers its concentrations") != std::string::npos);
+}
+
+TEST_CASE("temperature schedule: geometric annealing T_t = T0 (T1/T0)^(t/K), applied before each step, resumed mid-way") {
+  // Catches: a schedule off by a step or keyed by the chunk's own step count (a resume would restart
+  // the annealing: the resumed draws would differ from the uninterrupted run's), the gradient or value
+  // not scaled by the step's 1/T_t, the final temperature not held after K steps, the record without
+  // the resolved schedule (K defaults to the burn-in), bad fields accepted.
+  const auto anneal = schedule::Temperature::geometric(8.0, 0.5, 100);
+  CHECK(anneal.at(0) == 8.0);
+  CHECK(anneal.at(50) == doctest::Approx(2.0).epsilon(1e-14));  // √(8 · 0.5)
+  CHECK(anneal.at(100) == 0.5);
+  CHECK(anneal.at(1000) == 0.5);
+  for (std::uint64_t t = 1; t < 100; ++t) CHECK(anneal.at(t) < anneal.at(t - 1));
+  CHECK(!schedule::Temperature::constant(3.0).varies());
+
+  run::TargetChoice t;
+  t.target = run::AnyTarget(models::Gaussian::isotropic(VectorXd::Zero(2), 1.0));
+  run::AnyTarget annealed = t.target.tempered(anneal);
+  const VectorXd x = (VectorXd(2) << 2.0, -1.0).finished();
+  VectorXd g, gt;
+  random::Stream r(1, 0);
+  t.target.gradient(x, g, r);
+  CHECK(annealed.temperature() == 0.5);  // between steps, and for analyses: the final temperature
+  for (std::uint64_t step : {0u, 37u, 99u, 100u, 5000u}) {
+    CAPTURE(step);
+    annealed.at_step(step);
+    annealed.gradient(x, gt, r);
+    CHECK(gt == g * (1.0 / anneal.at(step)));
+    CHECK(annealed.value(x) == (1.0 / anneal.at(step)) * t.target.value(x));
+  }
+  CHECK(t.target.tempered(2.0).tempered(anneal).temperature_schedule().from == 16.0);  // temperatures multiply
+
+  json c = gaussian_run({{"name", "sgld"}, {"step_size", 0.05}, {"temperature", {{"schedule", "geometric"}, {"from", 10.0}}}}, 300);
+  c["burn_in"] = 120;
+  const json whole = run::run(c, {.threads = 1});
+  CHECK(whole["config"]["sampler"]["temperature"] == json({{"schedule", "geometric"}, {"from", 10.0}, {"to", 1.0}, {"steps", 120}}));
+  json part = c;
+  part["steps"] = 60;  // stops in the middle of the annealing
+  const json resumed = run::resume(run::run(part, {.threads = 1}), 240, {.threads = 1});
+  for (int ch = 0; ch < 2; ++ch) CHECK(resumed["chains"][ch]["samples"] == whole["chains"][ch]["samples"]);
+  json constant = c;
+  constant["sampler"]["temperature"] = 1.0;
+  CHECK(run::run(constant, {.threads = 1})["chains"][0]["samples"] != whole["chains"][0]["samples"]);
+
+  c["sampler"]["temperature"] = {{"schedule", "linear"}, {"from", 10.0}};
+  CHECK(error_of(c).find("/sampler/temperature/schedule: expected \"geometric\" (or a number: a constant T), got \"linear\"") !=
+        std::string::npos);
+  c["sampler"]["temperature"] = {{"schedule", "geometric"}, {"from", -1.0}};
+  CHECK(error_of(c).find("/sampler/temperature/from: expected a positive number") != std::string::npos);
+  c["sampler"]["temperature"] = {{"schedule", "geometric"}, {"from", 10.0}, {"steps", 0}};
+  CHECK(error_of(c).find("/sampler/temperature/steps") != std::string::npos);
+  c["sampler"]["temperature"] = {{"schedule", "geometric"}, {"from", 10.0}, {"tau", 3}};
+  CHECK(error_of(c).find("/sampler/temperature/tau") != std::string::npos);
+  c["sampler"]["temperature"] = {{"schedule", "geometric"}, {"from", 10.0}};
+  c["burn_in"] = 0;
+  CHECK(error_of(c).find("/sampler/temperature: an annealing schedule runs over the burn-in by default, and burn_in is 0") !=
+        std::string::npos);
 }
