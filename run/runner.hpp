@@ -602,8 +602,8 @@ inline json resume_file(const std::string& path, std::optional<std::uint64_t> st
                               detail::seconds_since(t0), changed);
 }
 
-/// Writes the record in file `path` again through `writers` (another format, or JSON version 2).
-/// `sgmcmc convert`: the record at `path` through `writers`. `stein`, when not null, is the record's
+/// `sgmcmc convert`: writes the record in file `path` again through `writers` (another format, or JSON
+/// version 2), streaming its draws. `stein`, when not null, is the record's
 /// Stein report (run/stein.hpp, `convert --stein`): it goes into the record the writers finish with, so
 /// every format carries it (JSON: the record's "stein"; Stan CSV: a comment line per chain; NetCDF:
 /// stein_* variables).
