@@ -11,7 +11,8 @@
 #      each point scored against the NUTS draws: max z of the means in NUTS sds, sd ratios, and the
 #      wall time (the control variate's mode search included);
 #   4. prints a table: per point, max z, max |sd ratio − 1| and seconds as a fraction of NUTS's; the
-#      sweep's plot ($OUT/scores.svg) draws max z against wall seconds with NUTS's time marked.
+#      scores and the plot are $OUT/scores_<sweep config's name>.json and .svg (max z against wall
+#      seconds, NUTS's time marked), so several sweeps can share one NUTS reference (REUSE=1).
 # Usage: scripts/bench_nuts.sh      Env: N, D, THETA_SD, SWEEP (a sweep config; its target.data is
 #        replaced by the generated CSV), JOBS (build parallelism, default 1), BUILD (default
 #        build-bench-nuts), OUT (default $BUILD/nuts-results/n<N>_d<D>), REUSE=1 (keep the data and the
@@ -42,6 +43,7 @@ fi
 
 [ $reuse = 1 ] || Rscript scripts/nuts_reference.R "$csv" "$out"
 
+scores="scores_$(basename "$sweep" .json)"  # one scores file per sweep config: several share the data and NUTS
 python3 - "$csv" "$out/sweep.json" "$sweep" <<'PY'
 import json, sys
 csv, path, sweep = sys.argv[1], sys.argv[2], sys.argv[3]
@@ -51,9 +53,9 @@ json.dump(config, open(path, "w"), indent=1)
 PY
 # The plot: max z of the means against wall seconds, NUTS's own time marked.
 "$build/apps/sgmcmc" sweep "$out/sweep.json" --reference "$out/nuts_reference.csv" --reference-seconds "$(cat "$out/nuts_seconds.txt")" \
-  -o "$out/scores.json" --svg "$out/scores.svg" --plot-x seconds --threads 2
+  -o "$out/$scores.json" --svg "$out/$scores.svg" --plot-x seconds --threads 2
 
-python3 - "$out/scores.json" "$out/nuts_seconds.txt" <<'PY'
+python3 - "$out/$scores.json" "$out/nuts_seconds.txt" <<'PY'
 import json, sys
 scores, nuts = json.load(open(sys.argv[1])), float(open(sys.argv[2]).read())
 print(f"NUTS reference: {scores['reference']['draws']} draws, {nuts:.1f} s")
