@@ -515,7 +515,7 @@ inline int main(int argc, const char* const* argv, const run::Registry& registry
         run::AtomicFile file(sweep_svg);
         using Plot = run::output::SweepPlot;
         file.write(run::output::sweep_svg(result, {plot_x == "seconds" ? Plot::Cost::seconds : Plot::Cost::gradient_evals,
-                                                   plot_y == "max_z" ? Plot::Error::max_z : Plot::Error::max_sd_error}));
+                                                   plot_y == "max_z" ? Plot::Accuracy::max_z : Plot::Accuracy::max_sd_error}));
         file.commit();
       }
       if (!quiet) std::cout << "written: " << sweep_out << (sweep_svg.empty() ? "" : ", " + sweep_svg) << '\n';

@@ -18,7 +18,7 @@ namespace sgmcmc::run::output {
 /// What the plot's axes show.
 struct SweepPlot {
   enum class Cost { gradient_evals, seconds } x = Cost::gradient_evals;
-  enum class Error { max_z, max_sd_error } y = Error::max_z;
+  enum class Accuracy { max_z, max_sd_error } y = Accuracy::max_z;
 };
 
 inline std::string sweep_svg(const nlohmann::json& sweep, SweepPlot axes = {}) {
@@ -28,7 +28,7 @@ inline std::string sweep_svg(const nlohmann::json& sweep, SweepPlot axes = {}) {
   std::map<std::string, std::vector<Point>> lines;
   double xmin = INFINITY, xmax = -INFINITY, ymin = INFINITY, ymax = -INFINITY;
   const bool seconds = axes.x == SweepPlot::Cost::seconds;
-  const char* error = axes.y == SweepPlot::Error::max_z ? "max_z" : "max_sd_error";
+  const char* error = axes.y == SweepPlot::Accuracy::max_z ? "max_z" : "max_sd_error";
   const auto number = [](const nlohmann::json& p, const char* key) { return p.contains(key) && p[key].is_number() ? p[key].get<double>() : NAN; };
   for (const auto& p : sweep["points"]) {
     const double cost = seconds ? number(p, "setup_seconds") + number(p, "sampling_seconds") : number(p, "gradient_evals");
@@ -61,7 +61,7 @@ inline std::string sweep_svg(const nlohmann::json& sweep, SweepPlot axes = {}) {
                    seconds ? "wall seconds (set-up and sampling)" : "gradient evaluations");
   s += fmt::format("<text x=\"18\" y=\"{:.1f}\" text-anchor=\"middle\" transform=\"rotate(-90 18 {:.1f})\">{}</text>\n",
                    (top + H - bottom) / 2, (top + H - bottom) / 2,
-                   axes.y == SweepPlot::Error::max_z ? "max |z| of the means (reference sds)" : "max |sd ratio − 1| against the reference");
+                   axes.y == SweepPlot::Accuracy::max_z ? "max |z| of the means (reference sds)" : "max |sd ratio − 1| against the reference");
   if (mark_reference) {
     const double x = X(std::log10(reference_seconds));
     s += fmt::format("<line x1=\"{0:.1f}\" y1=\"{1}\" x2=\"{0:.1f}\" y2=\"{2}\" stroke=\"black\" stroke-dasharray=\"6 4\"/>\n", x, top, H - bottom);
