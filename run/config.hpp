@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include <sgmcmc/manifolds/euclidean.hpp>
+#include <sgmcmc/modules/optimize/mode.hpp>
 #include <sgmcmc/modules/schedule/temperature.hpp>
 #include <sgmcmc/run/distributed/transport.hpp>
 #include <sgmcmc/run/fields.hpp>
@@ -56,6 +57,20 @@ inline void check_dimension(std::optional<Eigen::Index> dim, std::uint64_t cap, 
     fail(path, fmt::format("{} of dimension {} is above max_dimension {} (each state vector would take {:.3g} GB per "
                            "chain); set \"max_dimension\" in the config if you mean it",
                            what, *dim, cap, 8e-9 * static_cast<double>(*dim)));
+}
+
+/// `"init": "mode"`: θ̂ = argmin U by L-BFGS from 0 on the target's exact U and ∇U (the same search a
+/// control variate's centre takes: modules/optimize/mode.hpp), for a euclidean target with a value.
+inline Eigen::VectorXd mode_of(const TargetChoice& target, const ManifoldChoice& manifold, Eigen::Index dim) {
+  if (manifold.kind != "euclidean")
+    fail("/init", fmt::format("\"mode\": the mode search (L-BFGS) runs on euclidean space, and the manifold is {}; give a point", manifold.kind));
+  if (!target.target.has_value())
+    fail("/init", fmt::format("\"mode\": target '{}' has no exact value to minimise; give a point", target.kind));
+  try {
+    return optimize::find_mode(target.target, Eigen::VectorXd::Zero(dim)).x;
+  } catch (const Error& e) {
+    fail("/init", fmt::format("\"mode\": {}; give a point instead", e.what()));
+  }
 }
 
 /// `sampler.temperature`: a number T, or {"schedule": "geometric", "from": T₀, "to": T₁ (default 1),
@@ -189,6 +204,7 @@ inline RunConfig parse_config(const json& j, const Registry& registry, const Pla
   c.checkpoint_every = f.count("checkpoint_every", 0, 0);
   if (c.log_density && !c.target.target.has_value())
     fail(f.at("log_density"), fmt::format("target '{}' has no exact log density to record", c.target.kind));
+  json resolved_init;
   if (const json* init = f.find("init")) {
     auto check_point = [&](const json& p, const std::string& path) {
       Eigen::VectorXd x = as_vector(p, path, dim);
@@ -199,13 +215,20 @@ inline RunConfig parse_config(const json& j, const Registry& registry, const Pla
     if (init->is_string()) {
       // Baker, Fearnhead, Fox & Nemeth 2019 (Algorithm 1) start the chain at the control variate's
       // centre θ̂: no run-in from a random point, whose large gradients also mislead an adaptive
-      // preconditioner's warm-up (pSGLD's V, a diagonal scale).
-      if (*init != "centre") fail("/init", fmt::format("expected a point, a list of one point per chain, or \"centre\", got \"{}\"", printable(init->get<std::string>())));
+      // preconditioner's warm-up (pSGLD's V, a diagonal scale). "mode" finds one for any estimator.
+      if (*init != "centre" && *init != "mode")
+        fail("/init", fmt::format("expected a point, a list of one point per chain, \"centre\" or \"mode\", got \"{}\"",
+                                  printable(init->get<std::string>())));
       const std::string estimator = c.target.resolved.is_object() ? c.target.resolved.value("estimator", std::string("none")) : "none";
-      if (estimator != "control_variate")
+      if (estimator == "control_variate") {
+        c.init.assign(c.chains, check_point(c.target.resolved.at("centre"), "/init"));  // a mode already (or the given centre)
+      } else if (*init == "centre") {
         fail("/init", fmt::format("\"centre\" starts the chains at the control variate's centre: it needs target.estimator "
-                                  "\"control_variate\" (estimator is {}); give a point instead", estimator));
-      c.init.assign(c.chains, check_point(c.target.resolved.at("centre"), "/init"));
+                                  "\"control_variate\" (estimator is {}); use \"mode\", or give a point", estimator));
+      } else {
+        c.init.assign(c.chains, detail::mode_of(c.target, c.manifold, dim));
+        resolved_init = vector_json(c.init.front());  // the record keeps the point: no search again on resume
+      }
     } else if (init->is_array() && !init->empty() && (*init)[0].is_array()) {
       if (init->size() != c.chains)
         fail("/init", fmt::format("expected one point per chain ({}), got {}", c.chains, init->size()));
@@ -222,7 +245,7 @@ inline RunConfig parse_config(const json& j, const Registry& registry, const Pla
   if (c.max_dimension != default_max_dimension) c.resolved["max_dimension"] = c.max_dimension;
   if (f.find("distributed")) c.resolved["distributed"] = {{"shards", c.shards}};
   if (c.checkpoint_every > 0) c.resolved["checkpoint_every"] = c.checkpoint_every;
-  if (f.find("init")) c.resolved["init"] = j.at("init");
+  if (f.find("init")) c.resolved["init"] = resolved_init.is_null() ? j.at("init") : resolved_init;
   return c;
 }
 

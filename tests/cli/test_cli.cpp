@@ -377,6 +377,8 @@ TEST_CASE("manifold configs: sphere, simplex, stiefel, product; init off the man
   };
   const Bad bad_cases[] = {
       {{{"name", "sphere"}, {"n", 3}}, {{"name", "vmf"}, {"mu", {0, 0, 1}}, {"kappa", 2}}, {0, 0, 2}, "/init: point is off the manifold"},
+      {{{"name", "sphere"}, {"n", 3}}, {{"name", "vmf"}, {"mu", {0, 0, 1}}, {"kappa", 2}}, "mode",
+       "/init: \"mode\": the mode search (L-BFGS) runs on euclidean space, and the manifold is sphere"},
       {{{"name", "sphere"}, {"n", 3}}, {{"name", "vmf"}, {"mu", {0, 0, 2}}, {"kappa", 2}}, nullptr, "/target/mu: expected a unit vector"},
       {{{"name", "sphere"}, {"n", 1}}, {{"name", "uniform"}}, nullptr, "/manifold/n: expected an integer >= 2"},
       {{{"name", "simplex"}, {"n", 3}}, {{"name", "vmf"}, {"mu", {0, 0, 1}}, {"kappa", 2}}, nullptr, "/target/name: vmf lives on a sphere"},

@@ -197,11 +197,28 @@ TEST_CASE("logistic target: control variates centred at the mode found by L-BFGS
   CHECK(centred["chains"][0]["samples"] != found["chains"][0]["samples"]);  // not the random start
   CHECK(centred["config"]["init"] == "centre");
   from_centre["init"] = "center";
-  CHECK(error_of(from_centre).find("/init: expected a point, a list of one point per chain, or \"centre\"") != std::string::npos);
+  CHECK(error_of(from_centre).find("/init: expected a point, a list of one point per chain, \"centre\" or \"mode\"") != std::string::npos);
   from_centre["init"] = "centre";
   from_centre["target"]["estimator"] = "svrg";
   CHECK(error_of(from_centre).find("/init: \"centre\" starts the chains at the control variate's centre: it needs target.estimator "
                                    "\"control_variate\" (estimator is svrg)") != std::string::npos);
+  // "mode" with any estimator: the same L-BFGS search from 0 on the same U, recorded as the point (a
+  // resume must not search again, and continues the same draws).
+  json from_mode = from_centre;
+  from_mode["init"] = "mode";
+  const json moded = run::run(from_mode, {.threads = 1});
+  REQUIRE(moded["config"]["init"].is_array());
+  for (int k = 0; k < 3; ++k) CHECK(moded["config"]["init"][k].get<double>() == doctest::Approx(t["centre"][k].get<double>()).epsilon(1e-9));
+  json from_mode_point = from_mode;
+  from_mode_point["init"] = moded["config"]["init"];
+  for (int ch = 0; ch < 2; ++ch) CHECK(run::run(from_mode_point, {.threads = 1})["chains"][ch]["samples"] == moded["chains"][ch]["samples"]);
+  json mode_half = from_mode;
+  mode_half["steps"] = 350;
+  const json mode_resumed = run::resume(run::run(mode_half, {.threads = 1}), 250, {.threads = 1});
+  for (int ch = 0; ch < 2; ++ch) CHECK(mode_resumed["chains"][ch]["samples"] == moded["chains"][ch]["samples"]);
+  json centre_as_mode = c;  // with a control variate, "mode" is its centre: no second search
+  centre_as_mode["init"] = "mode";
+  for (int ch = 0; ch < 2; ++ch) CHECK(run::run(centre_as_mode, {.threads = 1})["chains"][ch]["samples"] == centred["chains"][ch]["samples"]);
 
   c = config(path);
   c["target"]["estimator"] = "sag";
