@@ -20,6 +20,7 @@
 #include <sgmcmc/models/data/dataset.hpp>
 #include <sgmcmc/models/data/gather.hpp>
 #include <sgmcmc/models/minibatch.hpp>
+#include <sgmcmc/modules/dense/product.hpp>
 #include <sgmcmc/modules/parallel/worker_pool.hpp>
 #include <sgmcmc/modules/random/distributions.hpp>
 
@@ -88,14 +89,16 @@ struct BasicBnn {
 
   /// Class probabilities (K × n) for the feature columns X (d × n), into `p`, and the hidden units
   /// Z (n × H, one row per example) into `z`; `w` is θ in Scalar. Z is computed as XᵀW1 rather than
-  /// W1ᵀX: the product's n rows fill Eigen's register blocks (48 rows of floats with AVX-512) better
-  /// than H = 100 rows do, and the backward pass then needs no transpose (∇W1 = X δA).
-  template <class X>
+  /// W1ᵀX: the product's n rows fill the register blocks better than H = 100 rows do, and the backward
+  /// pass then needs no transpose (∇W1 = X δA). The two large products (XᵀW1 here, X δA in the
+  /// backward pass) run on dense::multiply's fixed-order kernel; the small ones on Eigen.
+  template <dense::DirectMatrix X>
   void forward(const Scalar* w, const X& x, Matrix& z, Matrix& p) const {
     const Eigen::Index d = in(), H = hidden, K = classes;
     const Eigen::Map<const Matrix> W1(w, d, H), W2(w + layer1_size(), H, K);
     const Eigen::Map<const Vector> b1(w + d * H, H), b2(w + layer1_size() + H * K, K);
-    z.noalias() = x.transpose() * W1;
+    z.resize(x.cols(), H);
+    dense::multiply(z, x.transpose(), W1);
     z.rowwise() += b1.transpose();
     z = (Scalar(1) + (-z.array()).exp()).inverse();  // Z = σ(A), in place
     p.noalias() = W2.transpose() * z.transpose();
@@ -105,6 +108,13 @@ struct BasicBnn {
       p.col(c) = (p.col(c).array() - m).exp();
       p.col(c) /= p.col(c).sum();
     }
+  }
+
+  /// The same for an expression (error_rate's cast of the test images to double): evaluated once.
+  template <class X>
+    requires(!dense::DirectMatrix<X>)
+  void forward(const Scalar* w, const X& x, Matrix& z, Matrix& p) const {
+    forward(w, Matrix(x), z, p);
   }
 
   void add_batch_gradient(const Eigen::VectorXd& th, const std::vector<std::size_t>& idx, Eigen::VectorXd& g, double scale) const {
@@ -147,7 +157,7 @@ struct BasicBnn {
     // δA = (δOᵀ W2ᵀ) ⊙ Z ⊙ (1 − Z) (n × H), into the hidden buffer once ∇W2 is done.
     p.dz.noalias() = p.o.transpose() * W2.transpose();
     p.a.array() = p.dz.array() * p.a.array() * (Scalar(1) - p.a.array());
-    gW1.noalias() += p.x * p.a;
+    dense::multiply_add(gW1, p.x, p.a);
     g.segment(d * H, H) += p.a.colwise().sum().transpose();
   }
   void add_example_gradient(const Eigen::VectorXd& th, std::size_t i, Eigen::VectorXd& g, double scale) const {
