@@ -10,10 +10,14 @@ reps="${REPS:-5}"
 out="${OUT:-build-bench/results}"
 cmake -S . -B build-bench -DCMAKE_BUILD_TYPE=Release -DSGMCMC_BUILD_BENCH=ON -DSGMCMC_BUILD_TESTS=OFF \
       -DSGMCMC_BUILD_APPS=OFF > /dev/null
-cmake --build build-bench -j"$(nproc)" --target bench_sghmc_step bench_normals bench_geodesic bench_logistic bench_sam bench_run_layer
+cmake --build build-bench -j"$(nproc)" --target bench_sghmc_step bench_normals bench_geodesic bench_logistic bench_sam bench_run_layer bench_dense
 mkdir -p "$out"
 echo "machine: $(nproc) cores, $(lscpu | grep 'Model name' | sed 's/Model name: *//'); load: $(cut -d' ' -f1-3 /proc/loadavg)"
-for b in bench_normals bench_sghmc_step bench_geodesic bench_logistic bench_sam bench_run_layer; do
+# bench_dense's OpenBLAS baseline: the kernel this CPU should get (0.3.21 does not recognise newer CPUs),
+# one thread like the library's product.
+coretype=Haswell; grep -q avx512f /proc/cpuinfo && coretype=SkylakeX
+export OPENBLAS_CORETYPE="${OPENBLAS_CORETYPE:-$coretype}" OPENBLAS_NUM_THREADS=1
+for b in bench_normals bench_sghmc_step bench_geodesic bench_logistic bench_sam bench_run_layer bench_dense; do
   # Random interleaving runs the repetitions of all benchmarks in shuffled order, so a busy neighbour
   # slows the library, the hand loop and the floor alike instead of whichever ran at the wrong moment.
   ./build-bench/bench/"$b" --benchmark_repetitions="$reps" --benchmark_report_aggregates_only=true \
@@ -83,6 +87,17 @@ if sam:
             two = sam.get(f"BM_SamSggmcStep/K:{K}/batch:{b}/threads:2/iterations:20/real_time")
             if one and two:
                 print(f"  {K:3d} {b:5d} {one:9.2f} {two:9.2f} {one / two:8.2f}")
+dn = {r["run_name"]: r.get("gflops") for r in json.load(open(f"{out}/bench_dense.json"))["benchmarks"]
+      if r.get("aggregate_name") == "median"}
+if dn:
+    print("\nDense products, the BNN's shapes (median GFLOP/s; issue #16: the fixed-order kernel against Eigen and OpenBLAS):")
+    print(f"  {'product':>9s} {'type':>7s} {'Eigen':>7s} {'kernel':>7s} {'OpenBLAS':>8s} {'kernel/Eigen':>12s} {'kernel/OpenBLAS':>15s}")
+    for p in ("Forward", "Backward"):
+        for t in ("float", "double"):
+            e, k, o = (dn.get(f"{p}/{t}/{w}") for w in ("eigen", "kernel", "openblas"))
+            if e and k:
+                o_s, r_s = (f"{o:8.1f}", f"{k / o:15.2f}") if o else (f"{'-':>8s}", f"{'-':>15s}")
+                print(f"  {p:>9s} {t:>7s} {e:7.1f} {k:7.1f} {o_s} {k / e:12.2f} {r_s}")
 rl = stat("bench_run_layer", "per_step", "median")
 if rl:
     print("\nRun layer, SGHMC ABOBA on N(0, I_d) (median ns per step; issue #11 item 7; scripts/bench_cli.sh for the CLI):")
