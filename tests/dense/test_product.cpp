@@ -67,9 +67,11 @@ struct Shape {
   Index m, n, k;
 };
 // Edges of every register block (MR = 4, 8, 16, 32; NR = 4, 6, 10), more than one row block (128),
-// inner block (256) and column block (32·NR), and the BNN's own shapes.
+// inner block (256) and column block (32·NR), full panels read through tile transposes (k ≥ 16), and
+// an empty inner dimension. Small enough for the sanitizer build (the BNN's own 500×784×100 products
+// are the same code paths, 40 times the work).
 const Shape shapes[] = {{1, 1, 1}, {3, 2, 5}, {17, 11, 7}, {33, 21, 257}, {130, 7, 300}, {64, 333, 40},
-                        {200, 65, 513}, {500, 100, 784}, {784, 100, 500}, {31, 19, 0}};
+                        {200, 65, 513}, {31, 19, 0}};
 
 template <class T>
 void check_layouts(const Shape& s, unsigned seed) {
