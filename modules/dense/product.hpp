@@ -87,6 +87,13 @@ namespace detail {
 // (MR = row_vectors · lanes) and how many `columns` (NR) it has, and the operations it needs. The
 // accumulators (row_vectors · columns) plus row_vectors + 1 operands must fit in the registers.
 
+/// dst[q·ld_dst + r] = src[r·ld_src + q] for an L × L tile, element by element.
+template <int L, class T>
+SGMCMC_FORCE_INLINE void transpose_elementwise(const T* src, Index ld_src, T* dst, Index ld_dst) {
+  for (int r = 0; r < L; ++r)
+    for (int q = 0; q < L; ++q) dst[q * ld_dst + r] = src[r * ld_src + q];
+}
+
 /// One lane, std::fma: the driver's logic in plain code (tested against the reference like the rest).
 template <class T>
 struct ScalarLanes {
@@ -100,8 +107,7 @@ struct ScalarLanes {
   SGMCMC_FORCE_INLINE static V fma(V a, V b, V c) { return std::fma(a, b, c); }
   /// dst[q·ld_dst + r] = src[r·ld_src + q] for a lanes × lanes tile.
   SGMCMC_FORCE_INLINE static void transpose(const T* src, Index ld_src, T* dst, Index ld_dst) {
-    for (int r = 0; r < lanes; ++r)
-      for (int q = 0; q < lanes; ++q) dst[q * ld_dst + r] = src[r * ld_src + q];
+    transpose_elementwise<lanes>(src, ld_src, dst, ld_dst);
   }
 };
 
@@ -119,8 +125,7 @@ struct Avx2Lanes<float> : ScalarLanes<float> {
   SGMCMC_FORCE_INLINE static V broadcast(const float* p) { return _mm256_broadcast_ss(p); }
   SGMCMC_FORCE_INLINE static V fma(V a, V b, V c) { return _mm256_fmadd_ps(a, b, c); }
   SGMCMC_FORCE_INLINE static void transpose(const float* src, Index ld_src, float* dst, Index ld_dst) {
-    for (int r = 0; r < lanes; ++r)
-      for (int q = 0; q < lanes; ++q) dst[q * ld_dst + r] = src[r * ld_src + q];
+    transpose_elementwise<lanes>(src, ld_src, dst, ld_dst);
   }
 };
 template <>
@@ -133,8 +138,7 @@ struct Avx2Lanes<double> : ScalarLanes<double> {
   SGMCMC_FORCE_INLINE static V broadcast(const double* p) { return _mm256_broadcast_sd(p); }
   SGMCMC_FORCE_INLINE static V fma(V a, V b, V c) { return _mm256_fmadd_pd(a, b, c); }
   SGMCMC_FORCE_INLINE static void transpose(const double* src, Index ld_src, double* dst, Index ld_dst) {
-    for (int r = 0; r < lanes; ++r)
-      for (int q = 0; q < lanes; ++q) dst[q * ld_dst + r] = src[r * ld_src + q];
+    transpose_elementwise<lanes>(src, ld_src, dst, ld_dst);
   }
 };
 #endif
