@@ -37,6 +37,11 @@ inline TargetEntry vmf_mixture_posterior_target() {
               fail(f.at("name"), "vmf_mixture_posterior lives on S¹×S¹: manifold {\"name\": \"product\", \"factors\": "
                                  "[{\"name\": \"sphere\", \"n\": 2}, {\"name\": \"sphere\", \"n\": 2}]}");
             const auto n_data = f.count("n_data", 100, 1);
+            // The data are generated here (2 × n_data doubles): at most 2³¹ numbers (16 GiB), as for the
+            // logistic target's generated data, so a mistyped size is an error, not an abort in malloc.
+            if (n_data > (std::uint64_t{1} << 30))
+              fail(f.at("n_data"), fmt::format("expected at most 2^30 generated points, got {} ({:.3g} GB of data)", n_data,
+                                               16e-9 * static_cast<double>(n_data)));
             Eigen::VectorXd angles(2);
             angles << -std::numbers::pi / 24, std::numbers::pi / 8;
             if (const json* a = f.find("angles")) angles = as_vector(*a, f.at("angles"), 2);

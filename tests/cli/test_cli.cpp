@@ -386,6 +386,10 @@ TEST_CASE("manifold configs: sphere, simplex, stiefel, product; init off the man
       {{{"name", "product"}, {"factors", json::array()}}, {{"name", "uniform"}}, nullptr, "/manifold/factors: expected a non-empty list"},
       {{{"name", "product"}, {"factors", {{{"name", "sphere"}, {"n", 2}}, {{"name", "torus"}}}}}, {{"name", "uniform"}}, nullptr,
        "/manifold/factors/1/name: unknown manifold 'torus'"},
+      // A generated data set of 12 TB: refused before the allocation (fuzz_config found it as an abort).
+      {{{"name", "product"}, {"factors", {{{"name", "sphere"}, {"n", 2}}, {{"name", "sphere"}, {"n", 2}}}}},
+       {{"name", "vmf_mixture_posterior"}, {"n_data", 800000000000}}, nullptr,
+       "/target/n_data: expected at most 2^30 generated points, got 800000000000"},
   };
   for (const Bad& c : bad_cases) {
     CAPTURE(c.message);
