@@ -39,6 +39,14 @@ concept PotentialWithValue = Potential<P, Point> && requires(const P p, const Po
   p.exact_gradient(x, g);
 };
 
+/// Optional: U(x) and ∇U(x) together (`value_and_gradient(x, g)` returns U and writes ∇U), for a
+/// potential that gets both from one evaluation — a data target's full-data pass reads the data once
+/// instead of twice. The mode search (modules/optimize/mode.hpp) takes it when offered.
+template <class P, class Point = Eigen::VectorXd>
+concept PotentialWithValueAndGradient = PotentialWithValue<P, Point> && requires(const P p, const Point& x, Point& g) {
+  { p.value_and_gradient(x, g) } -> std::convertible_to<double>;
+};
+
 /// A Dirichlet-type potential for SCIR's exact CIR transition (samplers/scir.hpp; Baker et al. 2018):
 /// `concentration(rng)` returns the Gamma shapes a_k (the prior's α plus the scaled minibatch counts,
 /// drawn from `rng`). What SCIR's `step` requires in place of a gradient.

@@ -50,33 +50,46 @@ struct LogisticRegression {
   void add_batch_gradient(const Eigen::VectorXd& theta, const std::vector<std::size_t>& idx, Eigen::VectorXd& g,
                           double scale) const {
     const auto n = static_cast<Eigen::Index>(idx.size());
-    auto& [x_store, y_store, r_store] = batch;
-    // The scratch only grows: a shard's part of a batch (models::Shard) changes size every step, and
-    // a matrix resized to each would be a fresh allocation (megabytes, page faults) per step.
-    if (x_store.rows() != dim() || x_store.cols() < n) x_store.resize(dim(), n), y_store.resize(n), r_store.resize(n);
-    auto xb = x_store.leftCols(n);
-    auto yb = y_store.head(n);
-    auto r = r_store.head(n);
-    // Ask for every column's cache lines before copying any: the columns lie scattered over the data
-    // set, and a gather that misses one line at a time waits on memory for most of a step.
-    const double* base = data->x.data();
-    const Eigen::Index d = dim();
+    gather_residuals(theta, idx);
+    g.noalias() += scale * (batch.x.leftCols(n) * batch.r.head(n));
+  }
+  /// g += scale · Σ_k (ψ_{idx_k}(θ) − c_k) x_{idx_k}, c_k a reference coefficient per batch position, and
+  /// c_k ← ψ_{idx_k}(θ): the control variate's correction (models/control_variate.hpp, ψ at its centre)
+  /// and SAGA's (models/saga.hpp, its table's entries, which it then replaces) in one gathered pass.
+  void add_batch_gradient_relative(const Eigen::VectorXd& theta, const std::vector<std::size_t>& idx, Eigen::VectorXd& c,
+                                   Eigen::VectorXd& g, double scale) const {
+    const auto n = static_cast<Eigen::Index>(idx.size());
+    gather_residuals(theta, idx);
+    auto r = batch.r.head(n);  // ψ(θ) on the batch
     for (Eigen::Index k = 0; k < n; ++k) {
-      const double* col = base + static_cast<Eigen::Index>(idx[static_cast<std::size_t>(k)]) * d;
-      for (Eigen::Index j = 0; j < d; j += 8) __builtin_prefetch(col + j);
+      const double psi = r[k];
+      r[k] = psi - c[k];
+      c[k] = psi;
     }
-    for (Eigen::Index k = 0; k < n; ++k) {
-      const auto i = static_cast<Eigen::Index>(idx[static_cast<std::size_t>(k)]);
-      xb.col(k) = data->x.col(i);
-      yb[k] = data->y[i];
-    }
-    r.noalias() = xb.transpose() * theta;  // z = X_bᵀθ
-    // r = σ(z) − y, σ(z) = 1/(1 + e^{−z}) with the exponent capped at 709 so e^{−z} stays finite (the
-    // naive form computes e^{800} = inf at z = −800). The cap changes σ only where z < −709, from below
-    // 10⁻³⁰⁸ to about 10⁻³⁰⁸: an absolute 10⁻³⁰⁸ in the residual. One vectorised exp per example; the
-    // exact e^{min(z,0)}/(1 + e^{−|z|}) costs a second one, 3–7 % of a step at d = 50, n = 100.
-    r.array() = (1.0 + (-r.array()).min(709.0).exp()).inverse() - yb.array();
-    g.noalias() += scale * (xb * r);
+    g.noalias() += scale * (batch.x.leftCols(n) * batch.r.head(n));
+  }
+
+  /// ψ_i(θ) for the examples i = begin, …, begin + ψ.size() − 1, stored contiguously: one matrix–vector
+  /// product over the block, no gather (the full-data passes: models::Minibatch::exact_gradient).
+  void range_coefficients(const Eigen::VectorXd& theta, std::size_t begin, Eigen::Ref<Eigen::VectorXd> psi) const {
+    const auto b = static_cast<Eigen::Index>(begin), m = psi.size();
+    psi.noalias() = data->x.middleCols(b, m).transpose() * theta;
+    residuals(psi, data->y.segment(b, m));
+  }
+  /// g += scale · Σ_k c_k x_{begin + k}.
+  void add_range_features(std::size_t begin, const Eigen::Ref<const Eigen::VectorXd>& c, Eigen::VectorXd& g, double scale) const {
+    g.noalias() += scale * (data->x.middleCols(static_cast<Eigen::Index>(begin), c.size()) * c);
+  }
+  /// Σ_k [log(1 + e^{θᵀx_k}) − y_k θᵀx_k] over the examples k = begin, …, begin + z.size() − 1, vectorised
+  /// over the block; leaves their ψ_k(θ) in z (the gradient's weights, for a one-pass U and ∇U).
+  double range_value(const Eigen::VectorXd& theta, std::size_t begin, Eigen::Ref<Eigen::VectorXd> z) const {
+    const auto b = static_cast<Eigen::Index>(begin), m = z.size();
+    const auto y = data->y.segment(b, m);
+    z.noalias() = data->x.middleCols(b, m).transpose() * theta;
+    // softplus(z) = max(z, 0) + log1p(e^{−|z|}): no overflow at any z (example_value's two branches).
+    const double u = (z.array().max(0.0) + (-z.array().abs()).exp().log1p() - y.cast<double>().array() * z.array()).sum();
+    residuals(z, y);
+    return u;
   }
 
   /// g += scale · (σ(θᵀx_i) − y_i) x_i.
@@ -99,13 +112,49 @@ struct LogisticRegression {
     return softplus - data->y[static_cast<Eigen::Index>(i)] * z;
   }
 
+  /// Gathers the batch's examples into batch.x (d × n) and sets batch.r = σ(X_bᵀθ) − y_b.
+  void gather_residuals(const Eigen::VectorXd& theta, const std::vector<std::size_t>& idx) const {
+    const auto n = static_cast<Eigen::Index>(idx.size());
+    auto& [x_store, y_store, r_store] = batch;
+    // The scratch only grows: a shard's part of a batch (models::Shard) changes size every step, and
+    // a matrix resized to each would be a fresh allocation (megabytes, page faults) per step.
+    if (x_store.rows() != dim() || x_store.cols() < n) x_store.resize(dim(), n), y_store.resize(n), r_store.resize(n);
+    auto xb = x_store.leftCols(n);
+    auto yb = y_store.head(n);
+    auto r = r_store.head(n);
+    // Ask for every column's cache lines before copying any: the columns lie scattered over the data
+    // set, and a gather that misses one line at a time waits on memory for most of a step.
+    const double* base = data->x.data();
+    const Eigen::Index d = dim();
+    for (Eigen::Index k = 0; k < n; ++k) {
+      const double* col = base + static_cast<Eigen::Index>(idx[static_cast<std::size_t>(k)]) * d;
+      for (Eigen::Index j = 0; j < d; j += 8) __builtin_prefetch(col + j);
+    }
+    for (Eigen::Index k = 0; k < n; ++k) {
+      const auto i = static_cast<Eigen::Index>(idx[static_cast<std::size_t>(k)]);
+      xb.col(k) = data->x.col(i);
+      yb[k] = data->y[i];
+    }
+    r.noalias() = xb.transpose() * theta;  // z = X_bᵀθ
+    residuals(r, yb);
+  }
+  /// z ← σ(z) − y, σ(z) = 1/(1 + e^{−z}) with the exponent capped at 709 so e^{−z} stays finite (the
+  /// naive form computes e^{800} = inf at z = −800). The cap changes σ only where z < −709, from below
+  /// 10⁻³⁰⁸ to about 10⁻³⁰⁸: an absolute 10⁻³⁰⁸ in the residual. One vectorised exp per example; the
+  /// exact e^{min(z,0)}/(1 + e^{−|z|}) costs a second one, 3–7 % of a step at d = 50, n = 100.
+  template <class Z, class Y>
+  static void residuals(Z&& z, const Y& y) {
+    z.array() = (1.0 + (-z.array()).min(709.0).exp()).inverse() - y.template cast<double>().array();
+  }
+
   /// P(y = 1 | x, θ) for a feature vector x.
   template <class V>
   double probability(const Eigen::VectorXd& theta, const V& x) const {
     return 1.0 / (1.0 + std::exp(-theta.dot(x.template cast<double>())));
   }
 };
-static_assert(BatchDataModel<LogisticRegression> && GeneralisedLinearModel<LogisticRegression>);
+static_assert(BatchDataModel<LogisticRegression> && GeneralisedLinearModel<LogisticRegression> &&
+              BatchGeneralisedLinearModel<LogisticRegression> && RangeGeneralisedLinearModel<LogisticRegression>);
 
 /// Fraction of examples of `d` misclassified by the predictive probability `p(x)` thresholded at ½.
 template <class S, class F>

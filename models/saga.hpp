@@ -8,7 +8,8 @@
 // table starts at the chain's first evaluation point (one full pass, as SVRG's first centre).
 //
 // A generalised linear model (GeneralisedLinearModel: ∇u_i(θ) = ψ_i(θ)·x_i with x_i fixed) keeps one
-// scalar ψ_i per example (N numbers); any other model keeps the d-vectors (N·d numbers, `table_size`),
+// scalar ψ_i per example (N numbers), and with a batched path (BatchGeneralisedLinearModel) makes a
+// step in one gathered pass; any other model keeps the d-vectors (N·d numbers, `table_size`),
 // which run/targets/estimator.hpp refuses past a memory bound rather than exhaust the machine.
 // Within a batch every estimate uses the table as it was before the batch (a repeated example, drawn
 // with replacement, counts twice with its old entry); the update then walks the batch in order, so a
@@ -16,6 +17,7 @@
 //
 // The table is the chain's state, not the potential's configuration: run/targets/estimator.hpp writes
 // it (and A, so a resumed chain continues with the same bits) to the run record.
+#include <algorithm>
 #include <cstdint>
 #include <utility>
 
@@ -35,6 +37,7 @@ struct Saga {
   /// Scratch, reused: the batch's fresh entries (n × 1 or d × n) and one example's gradient.
   mutable Eigen::MatrixXd fresh;
   mutable Eigen::VectorXd example;
+  mutable Eigen::VectorXd batch_entries;  ///< the batch's table entries, then its fresh ψ (BatchGeneralisedLinearModel)
 
   static constexpr bool scalar_table = GeneralisedLinearModel<M>;
 
@@ -51,7 +54,14 @@ struct Saga {
   void fill(const Eigen::VectorXd& x) const {
     const auto N = static_cast<Eigen::Index>(base.size());
     sum.setZero(x.size());
-    if constexpr (scalar_table) {
+    if constexpr (RangeGeneralisedLinearModel<M>) {
+      table.resize(N, 1);
+      for (Eigen::Index b = 0; b < N; b += static_cast<Eigen::Index>(full_pass_block)) {
+        auto block = table.col(0).segment(b, std::min(static_cast<Eigen::Index>(full_pass_block), N - b));
+        base.model.range_coefficients(x, static_cast<std::size_t>(b), block);
+        base.model.add_range_features(static_cast<std::size_t>(b), block, sum, 1.0);
+      }
+    } else if constexpr (scalar_table) {
       table.resize(N, 1);
       for (Eigen::Index i = 0; i < N; ++i) {
         table(i, 0) = base.model.example_coefficient(x, static_cast<std::size_t>(i));
@@ -77,7 +87,24 @@ struct Saga {
     g = sum;
     base.model.add_prior_gradient(x, g);
     // The batch's fresh entries first, once each; the estimate uses the old table, then the update.
-    if constexpr (scalar_table) {
+    if constexpr (BatchGeneralisedLinearModel<M>) {
+      // One gathered pass: v = Σ_k (ψ_{i_k}(θ) − a_{i_k}) x_{i_k}, the entries handed back fresh.
+      batch_entries.resize(n);
+      for (Eigen::Index k = 0; k < n; ++k) batch_entries[k] = table(static_cast<Eigen::Index>(idx[static_cast<std::size_t>(k)]), 0);
+      example.setZero(x.size());
+      base.model.add_batch_gradient_relative(x, idx, batch_entries, example, 1.0);
+      g.noalias() += scale * example;
+      if (base.sampling != Sampling::with_replacement) {
+        sum += example;  // distinct examples: A moves by exactly v
+        for (Eigen::Index k = 0; k < n; ++k) table(static_cast<Eigen::Index>(idx[static_cast<std::size_t>(k)]), 0) = batch_entries[k];
+      } else {  // a repeated example moves A once (the walk below)
+        for (Eigen::Index k = 0; k < n; ++k) {
+          const auto i = static_cast<Eigen::Index>(idx[static_cast<std::size_t>(k)]);
+          base.model.add_example_features(static_cast<std::size_t>(i), sum, batch_entries[k] - table(i, 0));
+          table(i, 0) = batch_entries[k];
+        }
+      }
+    } else if constexpr (scalar_table) {
       fresh.resize(n, 1);
       for (Eigen::Index k = 0; k < n; ++k) fresh(k, 0) = base.model.example_coefficient(x, idx[static_cast<std::size_t>(k)]);
       for (Eigen::Index k = 0; k < n; ++k) {

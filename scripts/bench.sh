@@ -10,14 +10,14 @@ reps="${REPS:-5}"
 out="${OUT:-build-bench/results}"
 cmake -S . -B build-bench -DCMAKE_BUILD_TYPE=Release -DSGMCMC_BUILD_BENCH=ON -DSGMCMC_BUILD_TESTS=OFF \
       -DSGMCMC_BUILD_APPS=OFF > /dev/null
-cmake --build build-bench -j"$(nproc)" --target bench_sghmc_step bench_normals bench_geodesic bench_logistic bench_sam bench_run_layer bench_dense
+cmake --build build-bench -j"$(nproc)" --target bench_sghmc_step bench_normals bench_geodesic bench_logistic bench_sam bench_run_layer bench_dense bench_batch_indices
 mkdir -p "$out"
 echo "machine: $(nproc) cores, $(lscpu | grep 'Model name' | sed 's/Model name: *//'); load: $(cut -d' ' -f1-3 /proc/loadavg)"
 # bench_dense's OpenBLAS baseline: the kernel this CPU should get (0.3.21 does not recognise newer CPUs),
 # one thread like the library's product.
 coretype=Haswell; grep -q avx512f /proc/cpuinfo && coretype=SkylakeX
 export OPENBLAS_CORETYPE="${OPENBLAS_CORETYPE:-$coretype}" OPENBLAS_NUM_THREADS=1
-for b in bench_normals bench_sghmc_step bench_geodesic bench_logistic bench_sam bench_run_layer bench_dense; do
+for b in bench_normals bench_sghmc_step bench_geodesic bench_logistic bench_sam bench_run_layer bench_dense bench_batch_indices; do
   # Random interleaving runs the repetitions of all benchmarks in shuffled order, so a busy neighbour
   # slows the library, the hand loop and the floor alike instead of whichever ran at the wrong moment.
   ./build-bench/bench/"$b" --benchmark_repetitions="$reps" --benchmark_report_aggregates_only=true \
@@ -98,6 +98,15 @@ if dn:
             if e and k:
                 o_s, r_s = (f"{o:8.1f}", f"{k / o:15.2f}") if o else (f"{'-':>8s}", f"{'-':>15s}")
                 print(f"  {p:>9s} {t:>7s} {e:7.1f} {k:7.1f} {o_s} {k / e:12.2f} {r_s}")
+bi = stat("bench_batch_indices", "per_batch", "median")
+if bi:
+    print("\nMinibatch indices without replacement, n = 100 (median ns per batch; the keyed permutation walked per batch,"
+          "\n  its previous per-index walk, and a shuffled index array of N entries):")
+    print(f"  {'N':>8s} {'library':>8s} {'per-index':>9s} {'shuffle':>8s} {'per-index/lib':>13s} {'lib/shuffle':>11s}")
+    for n in (10000, 100000, 1000000):
+        lib, old, shuf = (bi.get(f"BM_Indices{k}/N:{n}") for k in ("Library", "PerIndex", "Shuffle"))
+        if None not in (lib, old, shuf):
+            print(f"  {n:8d} {lib:8.0f} {old:9.0f} {shuf:8.0f} {old / lib:13.2f} {lib / shuf:11.2f}")
 rl = stat("bench_run_layer", "per_step", "median")
 if rl:
     print("\nRun layer, SGHMC ABOBA on N(0, I_d) (median ns per step; issue #11 item 7; scripts/bench_cli.sh for the CLI):")

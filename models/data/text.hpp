@@ -4,12 +4,14 @@
 #include <algorithm>
 #include <cmath>
 #include <charconv>
+#include <cstring>
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include <fmt/format.h>
@@ -23,6 +25,21 @@ inline std::string read_file(const std::filesystem::path& path, const std::strin
   require_file(path, what, hint);
   std::ifstream in(path, std::ios::binary);
   if (!in) throw Error(fmt::format("{}: cannot open the {} file for reading", path.string(), what));
+  // A regular file is read in one piece into a string of its size: through a stringstream it was
+  // copied twice more and grown by doubling, a third of the CSV's load time (docs/benchmarks.md,
+  // "Reading data"). A pipe or device has no size: streamed.
+  std::error_code ec;
+  const bool regular = std::filesystem::is_regular_file(path, ec);
+  const auto size = regular ? std::filesystem::file_size(path, ec) : 0;
+  if (regular && !ec) {
+    std::string bytes(static_cast<std::size_t>(size), '\0');
+    in.read(bytes.data(), static_cast<std::streamsize>(size));
+    bytes.resize(static_cast<std::size_t>(in.gcount()));
+    if (in.gcount() == static_cast<std::streamsize>(size) && in.peek() == std::char_traits<char>::eof()) return bytes;
+    std::ostringstream rest;  // the file grew while it was read: take the rest as well
+    rest << in.rdbuf();
+    return bytes + std::move(rest).str();
+  }
   std::ostringstream ss;
   ss << in.rdbuf();
   return std::move(ss).str();
@@ -102,23 +119,32 @@ inline bool parse_double(std::string_view s, double& out) {
   const auto r = std::from_chars(s.data(), s.data() + s.size(), out);
   return r.ec == std::errc() && r.ptr == s.data() + s.size();
 }
-}  // namespace detail
 
-/// Parses comma-separated numbers, one row a line, every row the same width. A first line that is not
-/// all numbers is a header (when `header_allowed`: a part of a file after its first line has none).
-/// Blank lines are skipped. `name` labels errors (usually the path).
-inline Table parse_csv(std::string_view text, const std::string& name, char sep = ',', bool header_allowed = true) {
-  Table t;
-  std::size_t line_no = 0, pos = 0;
-  std::vector<std::string_view> fields;
-  while (pos < text.size()) {
+/// A CSV text walked line by line — the line (its '\r' dropped), its number, its fields — with the
+/// rules and errors every reader here shares.
+struct CsvLines {
+  std::string_view text;
+  const std::string& name;
+  char sep = ',';
+  std::size_t pos = 0, line_no = 0;
+  std::string_view line{};
+  std::vector<std::string_view> fields{};
+
+  /// The next line; false at the end of the text.
+  bool next() {
+    if (pos >= text.size()) return false;
     std::size_t end = text.find('\n', pos);
     if (end == std::string_view::npos) end = text.size();
-    std::string_view line = text.substr(pos, end - pos);
+    line = text.substr(pos, end - pos);
     pos = end + 1;
     ++line_no;
     if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
-    if (line.find_first_not_of(" \t") == std::string_view::npos) continue;
+    return true;
+  }
+  /// Blank lines (spaces and tabs only) are skipped by every reader.
+  bool blank() const { return line.find_first_not_of(" \t") == std::string_view::npos; }
+  /// The line's fields, split at `sep`.
+  void split() {
     fields.clear();
     for (std::size_t a = 0;;) {
       const std::size_t b = line.find(sep, a);
@@ -126,29 +152,53 @@ inline Table parse_csv(std::string_view text, const std::string& name, char sep 
       if (b == std::string_view::npos) break;
       a = b + 1;
     }
-    if (t.cols == 0) t.cols = fields.size();
-    if (fields.size() != t.cols)
-      throw Error(fmt::format("{}:{}: expected {} comma-separated values (as on the first row), got {}", name, line_no,
-                              t.cols, fields.size()));
+  }
+  /// Room for the rows after this line and this one: a row a line, and never more than the text could
+  /// hold (a value takes a digit and a separator), so a wide first line over many blank ones asks for
+  /// no more than the file's size. One allocation for the whole table (grown by doubling, its values
+  /// were copied about twice and twice the memory touched).
+  std::size_t max_rows(std::size_t cols) const {
+    const auto lines = static_cast<std::size_t>(std::count(text.begin() + static_cast<std::ptrdiff_t>(std::min(pos, text.size())), text.end(), '\n')) + 2;
+    return std::min(lines, (text.size() / 2) / cols + 1);
+  }
+  [[noreturn]] void width_error(std::size_t cols) const {
+    throw Error(fmt::format("{}:{}: expected {} comma-separated values (as on the first row), got {}", name, line_no, cols, fields.size()));
+  }
+  /// The field itself is not echoed: a data path pointed at the wrong file (an .env, a key file) must
+  /// not print its contents. Line and column say where to look.
+  [[noreturn]] void number_error(std::size_t c) const {
+    throw Error(fmt::format("{}:{}: column {}: expected a number (a field of {} characters is not one)", name, line_no, c + 1, fields[c].size()));
+  }
+};
+}  // namespace detail
+
+/// Parses comma-separated numbers, one row a line, every row the same width. A first line that is not
+/// all numbers is a header (when `header_allowed`: a part of a file after its first line has none).
+/// Blank lines are skipped. `name` labels errors (usually the path).
+inline Table parse_csv(std::string_view text, const std::string& name, char sep = ',', bool header_allowed = true) {
+  Table t;
+  detail::CsvLines in{text, name, sep, 0, 0};
+  while (in.next()) {
+    if (in.blank()) continue;
+    in.split();
+    if (t.cols == 0) t.cols = in.fields.size(), t.values.reserve(in.max_rows(t.cols) * t.cols);
+    if (in.fields.size() != t.cols) in.width_error(t.cols);
     const std::size_t start = t.values.size();
     bool numeric = true;
-    for (std::size_t c = 0; c < fields.size(); ++c) {
+    for (std::size_t c = 0; c < in.fields.size(); ++c) {
       double v;
-      if (!detail::parse_double(fields[c], v)) {
+      if (!detail::parse_double(in.fields[c], v)) {
         if (header_allowed && t.rows == 0 && t.header.empty() && start == 0) {  // the first line may be a header
           numeric = false;
           break;
         }
-        // The field itself is not echoed: a data path pointed at the wrong file (an .env, a key file)
-        // must not print its contents. Line and column say where to look.
-        throw Error(fmt::format("{}:{}: column {}: expected a number (a field of {} characters is not one)", name, line_no,
-                                c + 1, fields[c].size()));
+        in.number_error(c);
       }
       t.values.push_back(v);
     }
     if (!numeric) {
       t.values.resize(start);
-      for (auto f : fields) t.header.emplace_back(f);
+      for (auto f : in.fields) t.header.emplace_back(f);
       continue;
     }
     ++t.rows;
@@ -169,32 +219,162 @@ inline std::size_t csv_columns(const std::filesystem::path& path) {
 }
 
 namespace detail {
-// Features in every column but the last, an integer label in the last; `label_ok` says which labels
-// the target accepts and `expected` names them in the error.
-template <class LabelOk>
-Dataset<double> features_and_label(const Table& t, const std::filesystem::path& path, const std::string& name, LabelOk label_ok,
-                                   const char* expected) {
-  if (t.cols < 2) throw Error(fmt::format("{}: expected at least one feature column and a label column, got {} column(s)", name, t.cols));
-  Dataset<double> d;
-  const auto n = static_cast<Eigen::Index>(t.rows), dim = static_cast<Eigen::Index>(t.cols - 1);
-  d.x.resize(dim, n);
-  d.y.resize(n);
-  for (Eigen::Index i = 0; i < n; ++i) {
-    for (Eigen::Index k = 0; k < dim; ++k) d.x(k, i) = t(static_cast<std::size_t>(i), static_cast<std::size_t>(k));
-    const double label = t(static_cast<std::size_t>(i), t.cols - 1);
-    if (!label_ok(label))
-      throw Error(fmt::format("{}: row {}: expected {} in the last column, got {}", name,
-                              i + 1 + (t.header.empty() ? 0 : 1), expected, label));
-    d.y[i] = static_cast<int>(label);
+/// A line of exactly `cols` plain numbers separated by single commas (no spaces, quotes or '+'), as CSV
+/// writers emit them: the first cols − 1 into `features`, the last into `label`, one from_chars a
+/// field and no split. False on anything else (nothing is decided: the general path takes the line,
+/// with its trimming, header and errors), so both paths accept the same values.
+inline bool parse_plain_row(std::string_view line, std::size_t cols, double* features, double& label) {
+  const char* p = line.data();
+  const char* const end = p + line.size();
+  for (std::size_t c = 0; c + 1 < cols; ++c) {
+    const auto r = std::from_chars(p, end, features[c]);
+    if (r.ec != std::errc() || r.ptr == end || *r.ptr != ',') return false;
+    p = r.ptr + 1;
   }
-  d.source = path.string();
-  d.validate();
-  return d;
+  const auto r = std::from_chars(p, end, label);
+  return r.ec == std::errc() && r.ptr == end;
 }
 
+// Features in every column but the last, an integer label in the last; `label_ok` says which labels
+// the target accepts and `expected` names them in the error. Rows are parsed straight into the data
+// set's layout (an example's features are one column of x, contiguous as on its line), and a file is
+// read a few megabytes at a time: neither the whole text nor a table of all its values is held (they
+// took 2.5x the data's memory and most of the load time: docs/benchmarks.md, "Reading data").
+// Accepts what parse_csv accepts, with its errors in the same order: a malformed row first, then no
+// rows, then the width, then a label (in row order), then a non-finite feature.
+template <class LabelOk>
+class LabelledRows {
+ public:
+  /// `bytes`: the size of all the text to come (the room for rows is sized from it and the first line).
+  LabelledRows(std::string name, bool header_allowed, LabelOk label_ok, const char* expected, std::size_t bytes)
+      : name_(std::move(name)), header_allowed_(header_allowed), label_ok_(label_ok), expected_(expected), bytes_(bytes) {}
+
+  /// Parses whole lines (a last line without its newline only at the end of the text).
+  void add(std::string_view text) {
+    CsvLines in{text, name_, ',', 0, line_no_};
+    while (in.next()) {
+      if (cols_ > 0) {  // the fast path: a row as writers emit it, numbers and single commas
+        make_room();
+        double label;
+        if (parse_plain_row(in.line, cols_, d_.x.col(rows_).data(), label)) {
+          labels_.push_back(label);
+          ++rows_;
+          continue;
+        }
+      }
+      if (in.blank()) continue;
+      in.split();
+      if (cols_ == 0) first_line(in);
+      if (in.fields.size() != cols_) in.width_error(cols_);
+      make_room();
+      double* features = d_.x.col(rows_).data();
+      double label = 0;
+      bool numeric = true;
+      for (std::size_t c = 0; c < cols_; ++c) {
+        double v;
+        if (!parse_double(in.fields[c], v)) {
+          if (header_allowed_ && rows_ == 0 && !header_) {  // the first line may be a header
+            numeric = false;
+            break;
+          }
+          in.number_error(c);
+        }
+        if (c + 1 < cols_) features[c] = v;
+        else label = v;
+      }
+      if (!numeric) {
+        header_ = true;
+        continue;
+      }
+      labels_.push_back(label);
+      ++rows_;
+    }
+    line_no_ = in.line_no;
+  }
+
+  Dataset<double> finish(const std::filesystem::path& path) && {
+    if (rows_ == 0) throw Error(fmt::format("{}: no data rows", name_));
+    if (cols_ < 2) throw Error(fmt::format("{}: expected at least one feature column and a label column, got {} column(s)", name_, cols_));
+    if (rows_ < d_.x.cols()) d_.x.conservativeResize(Eigen::NoChange, rows_);
+    d_.y.resize(rows_);
+    for (Eigen::Index i = 0; i < rows_; ++i) {
+      const double l = labels_[static_cast<std::size_t>(i)];
+      if (!label_ok_(l))
+        throw Error(fmt::format("{}: row {}: expected {} in the last column, got {}", name_, i + 1 + (header_ ? 1 : 0), expected_, l));
+      d_.y[i] = static_cast<int>(l);
+    }
+    d_.source = path.string();
+    d_.validate();
+    return std::move(d_);
+  }
+
+ private:
+  // Room for the rows the text holds if its lines are as long as the first, a little over; more when
+  // they are not. Never more than the text could hold (a value takes a digit and a separator), so a
+  // wide first line asks for no more than the file's size.
+  void first_line(const CsvLines& in) {
+    cols_ = in.fields.size();
+    const std::size_t most = (bytes_ / 2) / cols_ + 1;
+    const std::size_t guess = bytes_ / (in.line.size() + 1) + bytes_ / (in.line.size() + 1) / 8 + 16;
+    d_.x.resize(static_cast<Eigen::Index>(cols_) - 1, static_cast<Eigen::Index>(std::min(guess, most)));
+    advise_huge_pages(d_.x);  // a minibatch step gathers random columns: fewer TLB misses on 2 MB pages
+    labels_.reserve(static_cast<std::size_t>(d_.x.cols()));
+  }
+  // Grows by half: the storage is reallocated in place (mremap) for a large set, not copied.
+  void make_room() {
+    if (rows_ < d_.x.cols()) return;
+    d_.x.conservativeResize(Eigen::NoChange, d_.x.cols() + d_.x.cols() / 2 + 16);
+    advise_huge_pages(d_.x);
+  }
+
+  Dataset<double> d_;
+  std::vector<double> labels_;
+  std::string name_;
+  bool header_allowed_;
+  LabelOk label_ok_;
+  const char* expected_;
+  std::size_t bytes_, cols_ = 0, line_no_ = 0;
+  Eigen::Index rows_ = 0;
+  bool header_ = false;
+};
+
+template <class LabelOk>
+Dataset<double> parse_features_and_label(std::string_view text, const std::filesystem::path& path, const std::string& name,
+                                         bool header_allowed, LabelOk label_ok, const char* expected) {
+  LabelledRows<LabelOk> rows(name, header_allowed, label_ok, expected, text.size());
+  rows.add(text);
+  return std::move(rows).finish(path);
+}
+
+/// A labelled CSV file read in chunks of 4 MB (a line longer than that grows the chunk), each chunk's
+/// whole lines parsed before the next is read.
 template <class LabelOk>
 Dataset<double> load_features_and_label(const std::filesystem::path& path, LabelOk label_ok, const char* expected) {
-  return features_and_label(parse_csv(read_file(path, "CSV data"), path.string()), path, path.string(), label_ok, expected);
+  require_file(path, "CSV data");
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw Error(fmt::format("{}: cannot open the CSV data file for reading", path.string()));
+  std::error_code ec;
+  const auto size = std::filesystem::file_size(path, ec);
+  LabelledRows<LabelOk> rows(path.string(), true, label_ok, expected, ec ? std::size_t{1} << 20 : static_cast<std::size_t>(size));
+  std::string chunk(std::size_t{4} << 20, '\0');
+  std::size_t kept = 0;  // the start of a line carried over from the chunk before
+  for (;;) {
+    if (kept == chunk.size()) chunk.resize(2 * chunk.size());  // one line fills the chunk
+    in.read(chunk.data() + kept, static_cast<std::streamsize>(chunk.size() - kept));
+    const std::size_t end = kept + static_cast<std::size_t>(in.gcount());
+    if (end == kept) break;  // the end of the file
+    const std::size_t last = std::string_view(chunk.data(), end).rfind('\n');
+    if (last == std::string_view::npos) {
+      kept = end;
+      continue;
+    }
+    rows.add(std::string_view(chunk.data(), last + 1));
+    kept = end - (last + 1);
+    std::memmove(chunk.data(), chunk.data() + last + 1, kept);
+  }
+  if (in.bad()) throw Error(fmt::format("{}: reading the CSV data file failed", path.string()));
+  if (kept > 0) rows.add(std::string_view(chunk.data(), kept));  // a last line without its newline
+  return std::move(rows).finish(path);
 }
 
 inline bool is_binary_label(double l) { return l == 0.0 || l == 1.0; }
@@ -214,7 +394,7 @@ inline Dataset<double> load_labelled_csv_part(const std::filesystem::path& path,
   const std::string name = fmt::format("{} (part {} of {}, from byte {})", path.string(), part + 1, parts, p.begin);
   if (p.text.find_first_not_of(" \t\r\n") == std::string::npos)
     throw Error(fmt::format("{}: no data rows: the file has fewer lines than shards", name));
-  return detail::features_and_label(parse_csv(p.text, name, ',', p.begin == 0), path, name, detail::is_binary_label, "a 0/1 label");
+  return detail::parse_features_and_label(p.text, path, name, p.begin == 0, detail::is_binary_label, "a 0/1 label");
 }
 
 /// The bnn target's CSV (docs/config.md): one example a row, the features then a class label

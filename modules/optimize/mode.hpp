@@ -48,8 +48,13 @@ Mode find_mode(const P& potential, Eigen::VectorXd x0, const ModeOptions& option
   double best_value = potential.value(x0), best_norm = g.norm();
   auto objective = [&](const Eigen::VectorXd& x, Eigen::VectorXd& grad) {
     ++m.evaluations;
-    potential.exact_gradient(x, grad);
-    const double u = potential.value(x);
+    double u;
+    if constexpr (PotentialWithValueAndGradient<P, Eigen::VectorXd>) {
+      u = potential.value_and_gradient(x, grad);
+    } else {
+      potential.exact_gradient(x, grad);
+      u = potential.value(x);
+    }
     if (std::isfinite(u) && u <= best_value) best = x, best_value = u, best_norm = grad.norm();
     return u;
   };

@@ -49,6 +49,13 @@ struct GroupTotal {
     sum(g);
   }
   double value(const Eigen::VectorXd& x) const { return sum(part.value(x)); }
+  double value_and_gradient(const Eigen::VectorXd& x, Eigen::VectorXd& g) const
+    requires PotentialWithValueAndGradient<P>
+  {
+    const double u = part.value_and_gradient(x, g);
+    sum(g);
+    return sum(u);
+  }
 };
 
 /// The most numbers SAGA's table may hold per chain when the model offers no scalar table (1 GiB of

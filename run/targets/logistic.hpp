@@ -104,12 +104,9 @@ inline TargetChoice logistic_choice(Fields& f, const ManifoldChoice& manifold, c
   const auto batch = f.count("batch_size", std::min<std::uint64_t>(100, d.total), 1);
   if (batch > d.total) fail(f.at("batch_size"), fmt::format("expected at most the {} examples of {}, got {}", d.total, what, batch));
   const bool replace = f.boolean("with_replacement", false);
-  // The CSV loader fills a matrix of its own, on 4 KiB pages; a minibatch step gathers ~100 random
-  // columns, and on a large set nearly every one also misses the TLB. cast() copies the examples (same
-  // values) into storage advised onto transparent huge pages (data::detail::advise_huge_pages), as the
-  // library benchmark's synthetic_logistic data are, so the CLI reads its data the way the benchmark
-  // does (docs/benchmarks.md, "CLI against the library": the measured effect).
-  if (d.record.is_string()) d.rows = d.rows.cast<double>();
+  // Both the CSV loader and the generator put the examples in storage advised onto transparent huge
+  // pages (data::detail::advise_huge_pages): a minibatch step gathers ~100 random columns, and on 4 KiB
+  // pages nearly every one also misses the TLB (docs/benchmarks.md, "CLI against the library").
   models::LogisticRegression local{std::make_shared<const data::Dataset<double>>(std::move(d.rows)), prior_sd};
   json out = {{"name", name}, {"data", d.record}, {"prior_sd", prior_sd}, {"batch_size", batch}, {"with_replacement", replace}};
   const DataSpace space{own, true, 0, shard.sum};

@@ -235,6 +235,9 @@ static_assert(PotentialWithValue<models::Dirichlet>);
 static_assert(PotentialWithValue<models::Uniform>);
 static_assert(models::DataModel<models::VmfMixturePosterior>);
 static_assert(PotentialWithValue<models::Minibatch<models::VmfMixturePosterior>>);
+// One-pass U and ∇U is optional: a model without the block hooks has only the two passes.
+static_assert(!PotentialWithValueAndGradient<models::Minibatch<models::VmfMixturePosterior>>);
+static_assert(!PotentialWithValueAndGradient<models::Gaussian>);
 static_assert(PotentialWithNoiseEstimate<models::Minibatch<models::VmfMixturePosterior>>);
 static_assert(!PotentialWithNoiseEstimate<models::Gaussian>);
 static_assert(SeparablePotential<models::Gaussian>);

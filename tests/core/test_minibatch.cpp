@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <numeric>
+#include <span>
 #include <vector>
 
 #include <sgmcmc/models/minibatch.hpp>
@@ -34,6 +35,31 @@ TEST_CASE("the keyed permutation is a bijection for every size, and differs betw
   for (std::uint64_t i = 0; i < 1000; ++i) same_ab += a(i) == b(i), same_ac += a(i) == c(i);
   CHECK(same_ab < 10);  // a random pair of permutations has ~1 fixed coincidence on average
   CHECK(same_ac < 10);
+}
+
+TEST_CASE("the permutation's batch path gives operator()'s images, and batches spanning two epochs are walked right") {
+  // Catches: a batch path that drops an index still walking (cycle-walking past the chunk), writes an
+  // image to the wrong slot, or reads a batch's second epoch from the first's permutation. The plain
+  // path here is the definition: position p of the concatenated epochs is Permutation(N, epoch p/N)(p % N).
+  for (std::uint64_t n : {1u, 2u, 3u, 5u, 17u, 100u, 1000u, 4097u, 100000u}) {
+    const random::Permutation p(n, 11, 3, 2);
+    std::vector<std::uint64_t> xs;
+    for (std::uint64_t i = 0; i < std::min<std::uint64_t>(n, 700); ++i) xs.push_back((i * 7919) % n);  // > 5 chunks
+    std::vector<std::uint64_t> batch = xs;
+    p.apply(std::span<std::uint64_t>(batch));
+    for (std::size_t k = 0; k < xs.size(); ++k) REQUIRE(batch[k] == p(xs[k]));
+  }
+  for (auto [N, n] : {std::pair<std::size_t, std::size_t>{10, 3}, {10, 10}, {1000, 300}, {100000, 100}, {7, 1}}) {
+    std::vector<std::size_t> got;
+    for (std::uint64_t b : {0u, 1u, 2u, 3u, 17u, 1001u}) {
+      models::batch_indices(b, n, N, models::Sampling::without_replacement, 5, 1, got);
+      REQUIRE(got.size() == n);
+      for (std::size_t j = 0; j < n; ++j) {
+        const std::uint64_t pos = b * n + j;
+        REQUIRE(got[j] == random::Permutation(N, 5, 1, pos / N)(pos % N));
+      }
+    }
+  }
 }
 
 TEST_CASE("without replacement every example appears once per epoch; with replacement draws are uniform") {

@@ -3,6 +3,8 @@
 // splits, the time-ordered batch stream, and the logistic-regression model's gradients.
 #include <doctest/doctest.h>
 
+#include <fmt/format.h>
+
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -185,6 +187,69 @@ TEST_CASE("labelled CSV for the logistic target: header allowed, features then a
   CHECK(contains(error_of([] { data::load_labelled_csv(scratch("lr_bad.csv")); }), "lr_bad.csv: row 2: expected a 0/1 label"));
   write_text(scratch("lr_ragged.csv"), "1,2,1\n1,0\n");
   CHECK(contains(error_of([] { data::load_labelled_csv(scratch("lr_ragged.csv")); }), "lr_ragged.csv:2: expected 3"));
+  // The parser writes each row straight into the data set's column: CRLF endings, quoted and padded
+  // fields, a leading '+', blank lines and a last line without a newline, as the table parser took them.
+  // Catches a row written over the one before (blank lines, the header's room), a feature shifted by a
+  // column, and the last line lost.
+  write_text(scratch("lr_forms.csv"), "x1,x2,y\r\n\r\n \"+1.5\" , 2e-3 ,1\r\n\t\n-0,7,0\n8,9,1");
+  const auto f = data::load_labelled_csv(scratch("lr_forms.csv"));
+  REQUIRE(f.size() == 3);
+  CHECK(f.x(0, 0) == 1.5);
+  CHECK(f.x(1, 0) == 2e-3);
+  CHECK(f.x(1, 1) == 7);
+  CHECK(f.x(0, 2) == 8);
+  CHECK(f.x(1, 2) == 9);
+  CHECK(f.y[0] == 1);
+  CHECK(f.y[1] == 0);
+  CHECK(f.y[2] == 1);
+  // Errors, in the table parser's order: a malformed row wins over an earlier bad label; a header
+  // only on the first line; a header alone is no data; one column is no features; a label's row number
+  // counts data rows (after the header).
+  write_text(scratch("lr_order.csv"), "1,2,5\n1,x,1\n");
+  CHECK(contains(error_of([] { data::load_labelled_csv(scratch("lr_order.csv")); }), "lr_order.csv:2: column 2: expected a number"));
+  write_text(scratch("lr_late_header.csv"), "1,2,1\na,b,c\n");
+  CHECK(contains(error_of([] { data::load_labelled_csv(scratch("lr_late_header.csv")); }), "lr_late_header.csv:2: column 1: expected a number"));
+  write_text(scratch("lr_header_only.csv"), "a,b,c\n\n");
+  CHECK(contains(error_of([] { data::load_labelled_csv(scratch("lr_header_only.csv")); }), "lr_header_only.csv: no data rows"));
+  write_text(scratch("lr_one_column.csv"), "1\n0\n");
+  CHECK(contains(error_of([] { data::load_labelled_csv(scratch("lr_one_column.csv")); }), "expected at least one feature column and a label column, got 1"));
+  write_text(scratch("lr_label_row.csv"), "a,b\n1,0\n\n2,3\n");
+  CHECK(contains(error_of([] { data::load_labelled_csv(scratch("lr_label_row.csv")); }), "lr_label_row.csv: row 3: expected a 0/1 label in the last column, got 3"));
+  // A file is read in 4 MB chunks: a 9 MB file (rows cut across two chunk boundaries, varying line
+  // lengths, a header, blank lines, no final newline) gives what parsing its whole text gives, and a
+  // single line longer than a chunk (4.4 MB) is read whole. Catches a row lost or split at a boundary,
+  // line numbers restarting per chunk, the room for rows guessed short and not grown.
+  {
+    std::string text = "f1,f2,f3,label\n";
+    for (int i = 0; i < 420000; ++i) {
+      text += fmt::format("{},{},{},{}\n", i, i % 7 == 0 ? 0.125 * i : 3.0, -i * 1e-3, i % 2);
+      if (i % 1000 == 0) text += "\n";
+    }
+    text += "1,2,3,1";
+    write_text(scratch("lr_chunks.csv"), text);
+    REQUIRE(text.size() > (std::size_t{8} << 20));
+    const auto whole = data::detail::parse_features_and_label(text, scratch("lr_chunks.csv"), "whole", true, data::detail::is_binary_label, "a 0/1 label");
+    const auto chunked = data::load_labelled_csv(scratch("lr_chunks.csv"));
+    REQUIRE(chunked.size() == 420001);
+    CHECK(chunked.x == whole.x);
+    CHECK(chunked.y == whole.y);
+    CHECK(chunked.x(2, 419999) == -419999 * 1e-3);
+    // An error's line number counts every line of the file, across chunks (line 1 is the header).
+    text.insert(text.size() - 7, "1,2,oops,0\n");
+    write_text(scratch("lr_chunks_bad.csv"), text);
+    CHECK(contains(error_of([] { data::load_labelled_csv(scratch("lr_chunks_bad.csv")); }), "lr_chunks_bad.csv:420422: column 3"));
+    std::string wide;
+    for (int c = 0; c < 1100000; ++c) wide += "0.5,";
+    wide += "1\n";
+    write_text(scratch("lr_wide_row.csv"), wide);
+    const auto w = data::load_labelled_csv(scratch("lr_wide_row.csv"));
+    CHECK(w.size() == 1);
+    CHECK(w.dim() == 1100000);
+  }
+  // A wide first line over many blank ones: the room asked for is bounded by the file's size, not
+  // columns × lines (4,000 × 20,000 doubles would be 640 MB).
+  write_text(scratch("lr_wide.csv"), std::string(7999, ',').insert(0, "h") + std::string(20000, '\n'));
+  CHECK(contains(error_of([] { data::load_labelled_csv(scratch("lr_wide.csv")); }), "no data rows"));
 }
 
 TEST_CASE("the time-ordered stream walks the data in order, wrapping at N, and resumes") {
