@@ -13,7 +13,8 @@
 //             "step_sizes": [0.001, 0.003], "batch_sizes": [100, 1000]}   (batch_sizes optional)
 // An entry of `samplers` may also be {"label": "sghmc, control variates", "sampler": {...}, "target": {...},
 // "step_sizes": [...]}: the target fields merged into the config's target (an estimator, say) and its
-// own step sizes instead of the grid's.
+// own step sizes instead of the grid's. "ksd_draws": K scores at most K draws of each chain for the KSD
+// (each a full-data gradient; 0 leaves the KSD out).
 #include <algorithm>
 #include <cmath>
 #include <functional>
@@ -112,7 +113,10 @@ inline Reference read_reference(const std::vector<std::string>& paths) {
 }
 
 /// Scores one finished run against the reference.
-inline json score(const json& record, const Reference& ref, const Registry& registry) {
+/// `ksd_draws`: at most that many draws of each chain (evenly spaced) get the full-data gradient the
+/// KSD needs; 0 leaves the KSD out (`ksd_unavailable` says so).
+inline json score(const json& record, const Reference& ref, const Registry& registry,
+                  std::size_t ksd_draws = std::numeric_limits<std::size_t>::max()) {
   const auto chains = detail::chains_of(record);
   if (chains.empty()) return {{"status", "error"}, {"error", "the run kept no draws"}};
   const Eigen::Index d = chains.front().cols();
@@ -138,8 +142,14 @@ inline json score(const json& record, const Reference& ref, const Registry& regi
               {"ess_per_second", sampling > 0 ? json(min_ess / sampling) : json(nullptr)}, {"sampling_seconds", sampling},
               {"setup_seconds", setup},
               {"gradient_evals", evals}, {"ksd", nullptr}};
+  if (ksd_draws == 0) {
+    out["ksd_unavailable"] = "not computed: sweep.ksd_draws is 0";
+    return out;
+  }
+  std::vector<Eigen::MatrixXd> scored;
+  for (const Eigen::MatrixXd& rows : chains) scored.push_back(detail::every_kth(rows.transpose(), ksd_draws).transpose());
   try {
-    out["ksd"] = stein_report(record, chains, registry)[chains.size() > 1 ? "pooled" : "chains"];
+    out["ksd"] = stein_report(record, scored, registry)[chains.size() > 1 ? "pooled" : "chains"];
     if (chains.size() == 1) out["ksd"] = out["ksd"][0];
     out["ksd"] = out["ksd"]["ksd"];
   } catch (const Error& e) {
@@ -167,6 +177,9 @@ inline json sweep(const json& config, const Reference& ref, const Options& opt =
     if (!base.contains("target") || !base["target"].is_object())
       fail("/target", "batch_sizes needs a data target section to set batch_size in");
   }
+  // Each scored draw costs a full-data gradient (the KSD's score): on a large data set that is the
+  // sweep's main cost, so it can be bounded (or the KSD left out, 0).
+  const std::size_t ksd_draws = f.count("ksd_draws", std::numeric_limits<std::uint64_t>::max(), 0);
   f.finish();
   struct Entry {
     json sampler, target;
@@ -211,7 +224,7 @@ inline json sweep(const json& config, const Reference& ref, const Options& opt =
         json point = {{"sampler", e.label}, {"sampler_section", e.sampler}, {"target_fields", e.target}, {"step_size", e.steps[j]},
                       {"batch_size", n ? json(n) : json(nullptr)}};
         try {
-          point.update(score(run(c, opt, registry), ref, registry));
+          point.update(score(run(c, opt, registry), ref, registry, ksd_draws));
           if (ref.seconds > 0 && point.contains("sampling_seconds"))
             point["fraction_of_reference"] = (point["setup_seconds"].get<double>() + point["sampling_seconds"].get<double>()) / ref.seconds;
         } catch (const Error& e) {

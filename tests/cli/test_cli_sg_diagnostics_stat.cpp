@@ -180,6 +180,21 @@ TEST_CASE("sweep: a grid scored against a reference from Stan CSV or a run recor
   const Result bad_axis = run_cli(scratch(), fmt::format("sweep '{}' --reference '{}' -o '{}' --plot-x steps", cfg.string(), ref.string(), out.string()));
   CHECK(bad_axis.code != 0);
   CHECK(bad_axis.err.find("--plot-x") != std::string::npos);
+  // ksd_draws bounds the draws scored for the KSD (each a full-data gradient) and 0 leaves it out; the
+  // moments still use every draw. Catches the bound thinning the draws the z and sd ratios are made of.
+  double full_max_z = -1;
+  for (const int k : {-1, 0, 50}) {  // -1: every draw scored (the default)
+    json one = grid;
+    if (k >= 0) one["sweep"]["ksd_draws"] = k;
+    const fs::path one_cfg = write_json(scratch(), "sweep_ksd.json", one);
+    const Result r = run_cli(scratch(), fmt::format("sweep '{}' --reference '{}' -o '{}'", one_cfg.string(), ref.string(), out.string()));
+    REQUIRE_MESSAGE(r.code == 0, r.err);
+    const json p = read_json(out)["points"][0];
+    if (k < 0) full_max_z = p["max_z"].get<double>();
+    CHECK(p["max_z"].get<double>() == full_max_z);
+    CHECK(p["ksd"].is_number() == (k != 0));
+    CHECK(p.contains("ksd_unavailable") == (k == 0));
+  }
   // A bad grid is an error naming the field, before anything runs.
   grid["sweep"]["step_sizes"] = json::array();
   write_json(scratch(), "bad_sweep.json", grid);
