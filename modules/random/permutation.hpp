@@ -36,7 +36,7 @@ class Permutation {
   /// whole span together. One index's cycle-walk is a chain of dependent encryptions ended by an
   /// unpredictable branch; the walks of different indices are independent, so here each round encrypts
   /// every index still outside the range in one straight loop (vectorised, no branch per encryption)
-  /// and then sets the finished ones aside. A minibatch's indices cost 5-10x less this way
+  /// and then sets the finished ones aside. A minibatch's indices cost 2.4-3.3x less this way
   /// (docs/benchmarks.md, "Minibatch indices").
   template <std::unsigned_integral T>
   void apply(std::span<T> xs) const {
