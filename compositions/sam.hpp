@@ -59,7 +59,7 @@ struct SamDocuments {
   /// Appends a document given as a dense vector (its non-zeros are kept); it is normalised to unit norm.
   void add_dense(const Eigen::VectorXd& v) {
     require(static_cast<std::size_t>(v.size()) == vocabulary_size,
-            fmt::format("sam: document of size {} for a vocabulary of {}", v.size(), vocabulary_size));
+            "sam: document of size {} for a vocabulary of {}", v.size(), vocabulary_size);
     const double n = v.norm();
     require(n > 0 && std::isfinite(n), "sam: a document with no words (or non-finite values)");
     for (Eigen::Index w = 0; w < v.size(); ++w)
@@ -99,14 +99,14 @@ struct SamHyper {
   Eigen::VectorXd m;    ///< prior mean direction of μ (unit; SamDocuments::mean_direction by default)
 
   void validate(std::size_t V) const {
-    require(std::isfinite(kappa0) && kappa0 > 0, fmt::format("kappa0: expected a positive number, got {}", kappa0));
-    require(std::isfinite(sigma) && sigma > 0, fmt::format("sigma: expected a positive number, got {}", sigma));
-    require(std::isfinite(kappa1) && kappa1 > 0, fmt::format("kappa1: expected a positive number, got {}", kappa1));
+    require(std::isfinite(kappa0) && kappa0 > 0, "kappa0: expected a positive number, got {}", kappa0);
+    require(std::isfinite(sigma) && sigma > 0, "sigma: expected a positive number, got {}", sigma);
+    require(std::isfinite(kappa1) && kappa1 > 0, "kappa1: expected a positive number, got {}", kappa1);
     // α < 1 makes the θ potential −(α−1)Σlog θ_k tend to −∞ at the faces: the reflecting GMC on the
     // simplex is then not a valid sampler of θ (docs/math.md#singular-potentials-on-the-simplex).
-    require(std::isfinite(alpha) && alpha >= 1, fmt::format("alpha: expected a number >= 1, got {}", alpha));
+    require(std::isfinite(alpha) && alpha >= 1, "alpha: expected a number >= 1, got {}", alpha);
     require(static_cast<std::size_t>(m.size()) == V && std::abs(m.norm() - 1.0) < 1e-8,
-            fmt::format("m: expected a unit vector of size {}", V));
+            "m: expected a unit vector of size {}", V);
   }
 };
 
@@ -118,10 +118,10 @@ struct ThetaGmc {
   double step_size = 0.01;   ///< leapfrog step on the simplex
 
   void validate() const {
-    require(burn_in >= 0, fmt::format("theta.burn_in: expected an integer >= 0, got {}", burn_in));
-    require(draws >= 1, fmt::format("theta.draws: expected an integer >= 1, got {}", draws));
-    require(leapfrog_steps >= 1, fmt::format("theta.leapfrog_steps: expected an integer >= 1, got {}", leapfrog_steps));
-    require(std::isfinite(step_size) && step_size > 0, fmt::format("theta.step_size: expected a positive number, got {}", step_size));
+    require(burn_in >= 0, "theta.burn_in: expected an integer >= 0, got {}", burn_in);
+    require(draws >= 1, "theta.draws: expected an integer >= 1, got {}", draws);
+    require(leapfrog_steps >= 1, "theta.leapfrog_steps: expected an integer >= 1, got {}", leapfrog_steps);
+    require(std::isfinite(step_size) && step_size > 0, "theta.step_size: expected a positive number, got {}", step_size);
   }
 };
 
@@ -216,12 +216,12 @@ struct Sam {
       unsigned nthreads = 1)
       : documents(std::move(docs)), topics(K), hyper(std::move(h)), theta(t), batch_size(batch), threads(nthreads) {
     require(documents && documents->size() >= 1, "documents: expected a non-empty corpus");
-    require(K >= 2, fmt::format("topics: expected an integer >= 2, got {}", K));
+    require(K >= 2, "topics: expected an integer >= 2, got {}", K);
     if (hyper.m.size() == 0) hyper.m = documents->mean_direction();
     hyper.validate(documents->vocabulary_size);
     theta.validate();
     require(batch_size <= documents->size(),
-            fmt::format("batch_size: expected an integer in [0, {}] (0: full batch), got {}", documents->size(), batch_size));
+            "batch_size: expected an integer in [0, {}] (0: full batch), got {}", documents->size(), batch_size);
     require(threads >= 1, "threads: expected an integer >= 1");
   }
 

@@ -22,7 +22,7 @@ struct Gaussian {
   Gaussian() = default;
   /// N(mean, variance·I).
   static Gaussian isotropic(Eigen::VectorXd mean, double variance) {
-    require(std::isfinite(variance) && variance > 0, fmt::format("cov: expected a positive variance, got {}", variance));
+    require(std::isfinite(variance) && variance > 0, "cov: expected a positive variance, got {}", variance);
     Gaussian g;
     const double d = static_cast<double>(mean.size());
     g.mean = std::move(mean);
@@ -34,7 +34,7 @@ struct Gaussian {
   /// N(mean, cov) for a symmetric positive definite cov.
   static Gaussian dense(Eigen::VectorXd mean, const Eigen::MatrixXd& cov) {
     require(cov.rows() == mean.size() && cov.cols() == mean.size(),
-            fmt::format("cov: expected a {0}×{0} matrix, got {1}×{2}", mean.size(), cov.rows(), cov.cols()));
+            "cov: expected a {0}×{0} matrix, got {1}×{2}", mean.size(), cov.rows(), cov.cols());
     require(cov.isApprox(cov.transpose(), 1e-12), "cov: expected a symmetric matrix");
     Eigen::LLT<Eigen::MatrixXd> llt(cov);
     require(llt.info() == Eigen::Success, "cov: expected a positive definite matrix");
@@ -73,10 +73,12 @@ struct Gaussian {
   }
   template <class R>
   void gradient(const Eigen::VectorXd& x, Eigen::VectorXd& g, R& /*rng*/) const { exact_gradient(x, g); }
+  /// Isotropic: no allocation (HMC and AMAGOLD call it every step). Dense: x − μ and Σ⁻¹(x − μ) are
+  /// temporaries.
   double value(const Eigen::VectorXd& x) const {
+    if (is_isotropic()) return 0.5 * (isotropic_precision * (x - mean).squaredNorm()) + log_normalizer;
     const Eigen::VectorXd d = x - mean;
-    const double q = is_isotropic() ? isotropic_precision * d.squaredNorm() : d.dot(precision * d);
-    return 0.5 * q + log_normalizer;
+    return 0.5 * d.dot(precision * d) + log_normalizer;
   }
 };
 

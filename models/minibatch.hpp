@@ -177,7 +177,7 @@ struct Minibatch {
     require(sampling == Sampling::with_replacement,
             "empirical_fisher: the noise correction assumes independent batches, which only sampling with replacement "
             "gives; draw batches with replacement, or give no noise estimate (docs/samplers.md)");
-    require(n >= 2 && n <= N, fmt::format("batch_size: empirical_fisher needs at least 2 examples per batch, got {}", n));
+    require(n >= 2 && n <= N, "batch_size: empirical_fisher needs at least 2 examples per batch, got {}", n);
     batch_indices(rng.next_batch(), n, N, sampling, rng.seed(), rng.stream_id(), scratch.indices);
     const auto d = x.size();
     auto& example = scratch.example;

@@ -16,6 +16,7 @@
 #include <fmt/format.h>
 
 #include <sgmcmc/modules/diagnostics/stein.hpp>
+#include <sgmcmc/run/make_chain.hpp>
 #include <sgmcmc/run/runner.hpp>
 #include <sgmcmc/run/targets/common.hpp>
 

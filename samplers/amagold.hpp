@@ -63,10 +63,10 @@ struct Sampler {
   template <class R>
   State init(Eigen::VectorXd x0, R& rng) const {
     step_size.validate();
-    require(friction >= 0 && std::isfinite(friction), fmt::format("amagold: friction must be a number >= 0, got {}", friction));
-    require(window >= 1, fmt::format("amagold: window must be an integer >= 1, got {}", window));
+    require(friction >= 0 && std::isfinite(friction), "amagold: friction must be a number >= 0, got {}", friction);
+    require(window >= 1, "amagold: window must be an integer >= 1, got {}", window);
     require(x0.size() == manifold.ambient_size(),
-            fmt::format("init: expected a point of size {}, got {}", manifold.ambient_size(), x0.size()));
+            "init: expected a point of size {}, got {}", manifold.ambient_size(), x0.size());
     State s(x0, Eigen::VectorXd::Zero(x0.size()));
     rng.normals(s.v);  // v ~ N(0, I) on the tangent space: the stationary law
     manifold.project(s.x, s.v);

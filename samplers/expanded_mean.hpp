@@ -72,7 +72,7 @@ enum class Metric : std::uint8_t {
 struct RowsState : Point {
   Eigen::VectorXd r;                 ///< K×W momentum, column-major (`Hamiltonian`); empty for `Langevin`
   Counts counts;                     ///< scratch: the potential's statistics at the step's π
-  Eigen::VectorXd noise, row_sums;   ///< scratch
+  Eigen::VectorXd noise, row_sums;   ///< scratch (row_sums: θ_k·)
   std::uint64_t gradient_evals = 0;  ///< statistics drawn from the potential (one per step)
   std::uint64_t reflections = 0;     ///< coordinates mirrored at 0
 };
@@ -82,14 +82,14 @@ namespace detail {
 /// Starts at θ (vec of K×W, > 0): π = θ with rows normalised, zeroed scratch.
 inline RowsState rows_start(Eigen::Index rows, const schedule::StepSize& step_size, Eigen::VectorXd theta) {
   step_size.validate();
-  require(rows >= 1, fmt::format("rows: expected a positive integer, got {}", rows));
+  require(rows >= 1, "rows: expected a positive integer, got {}", rows);
   require(theta.size() > 0 && theta.size() % rows == 0,
-          fmt::format("init: expected a K×W matrix with K = {} rows, got {} entries", rows, theta.size()));
+          "init: expected a K×W matrix with K = {} rows, got {} entries", rows, theta.size());
   require(theta.allFinite() && (theta.array() > 0).all(), "init: expected an expanded mean θ > 0");
   RowsState s;
   s.theta = std::move(theta);
   s.x.resize(s.theta.size());
-  normalize_rows(as_rows(std::as_const(s.theta), rows), as_rows(s.x, rows));
+  normalize_rows(as_rows(std::as_const(s.theta), rows), as_rows(s.x, rows), s.row_sums);
   s.noise.resize(s.theta.size());
   return s;
 }
@@ -97,7 +97,7 @@ inline RowsState rows_start(Eigen::Index rows, const schedule::StepSize& step_si
 /// θ = W π row by row (each row lifted as `lift` lifts a vector) from x0 = vec(π), rows on the simplex.
 inline Eigen::VectorXd lift_rows(const Eigen::VectorXd& x0, Eigen::Index rows) {
   require(rows >= 1 && x0.size() > 0 && x0.size() % rows == 0,
-          fmt::format("init: expected a K×W matrix with K = {} rows, got {} entries", rows, x0.size()));
+          "init: expected a K×W matrix with K = {} rows, got {} entries", rows, x0.size());
   const auto pi = as_rows(x0, rows);
   require(x0.allFinite() && (x0.array() >= 0).all() && ((pi.rowwise().sum().array() - 1.0).abs() < 1e-9).all(),
           "init: expected K rows on the simplex (π_kw >= 0, Σ_w π_kw = 1)");
@@ -107,8 +107,8 @@ inline Eigen::VectorXd lift_rows(const Eigen::VectorXd& x0, Eigen::Index rows) {
 inline void check_counts(const RowsState& s, Eigen::Index rows) {
   const Eigen::Index cols = s.theta.size() / rows;
   require(s.counts.nkw.rows() == rows && s.counts.nkw.cols() == cols && s.counts.nk.size() == rows,
-          fmt::format("counts: expected n_kw {}×{} and n_k {}, got {}×{} and {}", rows, cols, rows, s.counts.nkw.rows(),
-                      s.counts.nkw.cols(), s.counts.nk.size()));
+          "counts: expected n_kw {}×{} and n_k {}, got {}×{} and {}", rows, cols, rows, s.counts.nkw.rows(),
+                      s.counts.nkw.cols(), s.counts.nk.size());
 }
 
 [[noreturn]] inline void non_finite(const char* sampler, const char* what, std::uint64_t t, double h) {
@@ -137,7 +137,7 @@ struct Langevin {
   /// Starts at the expanded mean θ itself (K×W, > 0), e.g. `random_rows`.
   template <class R>
   State start(const Eigen::MatrixXd& theta, R& /*rng*/) const {
-    require(theta.rows() == rows, fmt::format("init: expected θ with {} rows, got {}", rows, theta.rows()));
+    require(theta.rows() == rows, "init: expected θ with {} rows, got {}", rows, theta.rows());
     return detail::rows_start(rows, step_size, Eigen::Map<const Eigen::VectorXd>(theta.data(), theta.size()));
   }
 
@@ -168,7 +168,7 @@ struct Langevin {
         s.theta[i] = keep_positive(next);
       }
     }
-    normalize_rows(as_rows(std::as_const(s.theta), rows), as_rows(s.x, rows));
+    normalize_rows(as_rows(std::as_const(s.theta), rows), as_rows(s.x, rows), s.row_sums);
     return {.step_size = eps, .gradient_evals = 1, .reflections = s.reflections - reflections0};
   }
   const Eigen::VectorXd& position(const State& s) const { return s.x; }
@@ -206,7 +206,7 @@ struct Hamiltonian {
   /// Starts at the expanded mean θ itself (K×W, > 0), e.g. `random_rows`; r ~ N(0, I).
   template <class R>
   State start(const Eigen::MatrixXd& theta, R& rng) const {
-    require(theta.rows() == rows, fmt::format("init: expected θ with {} rows, got {}", rows, theta.rows()));
+    require(theta.rows() == rows, "init: expected θ with {} rows, got {}", rows, theta.rows());
     const Eigen::Map<const Eigen::VectorXd> vec(theta.data(), theta.size());
     return with_momentum(detail::rows_start(rows, step_size, vec), rng);
   }
@@ -235,7 +235,7 @@ struct Hamiltonian {
  private:
   template <class R>
   State with_momentum(State s, R& rng) const {
-    require(std::isfinite(friction) && friction > 0, fmt::format("friction: expected a positive number, got {}", friction));
+    require(std::isfinite(friction) && friction > 0, "friction: expected a positive number, got {}", friction);
     s.r.resize(s.theta.size());  // r ~ N(0, I): its stationary law
     rng.normals(s.r);
     return s;
@@ -259,7 +259,7 @@ struct Hamiltonian {
       }
       th = keep_positive(next);
     }
-    normalize_rows(as_rows(std::as_const(s.theta), rows), as_rows(s.x, rows));
+    normalize_rows(as_rows(std::as_const(s.theta), rows), as_rows(s.x, rows), s.row_sums);
   }
   // Semi-implicit, second half: r <- r + h[force(θ) − d(θ) r] + N(0, 2h d(θ)) at the new θ, d = θ (fisher)
   // or C (identity).
@@ -307,7 +307,7 @@ struct Hamiltonian {
         s.r[i] = rn;
       }
     }
-    normalize_rows(as_rows(std::as_const(s.theta), rows), as_rows(s.x, rows));
+    normalize_rows(as_rows(std::as_const(s.theta), rows), as_rows(s.x, rows), s.row_sums);
   }
 };
 

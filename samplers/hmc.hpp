@@ -47,9 +47,9 @@ struct Sampler {
   template <class R>
   State init(Eigen::VectorXd x0, R& /*rng*/) const {
     step_size.validate();
-    require(leapfrog_steps >= 1, fmt::format("leapfrog_steps: expected an integer >= 1, got {}", leapfrog_steps));
+    require(leapfrog_steps >= 1, "leapfrog_steps: expected an integer >= 1, got {}", leapfrog_steps);
     require(x0.size() == manifold.ambient_size(),
-            fmt::format("init: expected a point of size {}, got {}", manifold.ambient_size(), x0.size()));
+            "init: expected a point of size {}, got {}", manifold.ambient_size(), x0.size());
     State s(x0, Eigen::VectorXd::Zero(x0.size()));
     s.x_start = x0;
     return s;

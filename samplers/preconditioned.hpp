@@ -90,11 +90,11 @@ struct Sampler {
 
   template <class R>
   State init(Eigen::VectorXd x0, R& rng) const {
-    require(floor > 0, fmt::format("preconditioner: the floor must be positive, got {}", floor));
+    require(floor > 0, "preconditioner: the floor must be positive, got {}", floor);
     const auto d = x0.size();
     Eigen::VectorXd scale = initial_scale.size() ? initial_scale : Eigen::VectorXd::Ones(d);
     require(scale.size() == d && (scale.array() > 0).all() && scale.allFinite(),
-            fmt::format("preconditioner: expected {} positive scales, got {}", d, scale.size()));
+            "preconditioner: expected {} positive scales, got {}", d, scale.size());
     Eigen::VectorXd phi = x0.cwiseQuotient(scale);
     return State{inner.init(std::move(phi), rng), std::move(scale), Eigen::VectorXd::Zero(d), 0, std::move(x0), Eigen::VectorXd(d)};
   }
@@ -113,12 +113,12 @@ struct Sampler {
   void describe(const State& s, StepInfo& info) const { inner.describe(s.inner, info); }
 
   /// s from the collected mean of ∇Ũ⊙∇Ũ, normalised to geometric mean 1; the chain re-expressed in φ.
+  /// In place, θ held in s.theta (the step sets it again after): no allocation.
   void fix_scale(State& s) const {
-    const Eigen::VectorXd theta = s.scale.cwiseProduct(s.inner.x);
-    Eigen::ArrayXd scale = (s.square_sum.array() / static_cast<double>(s.collected) + floor).rsqrt();
-    scale /= std::exp(scale.log().mean());
-    s.scale = scale.matrix();
-    s.inner.x = theta.cwiseQuotient(s.scale);
+    s.theta = s.scale.cwiseProduct(s.inner.x);
+    s.scale.array() = (s.square_sum.array() / static_cast<double>(s.collected) + floor).rsqrt();
+    s.scale /= std::exp(s.scale.array().log().mean());
+    s.inner.x = s.theta.cwiseQuotient(s.scale);
   }
 };
 

@@ -59,9 +59,9 @@ struct Sampler {
   template <class R>
   State init(Eigen::VectorXd x0, R& /*rng*/) const {
     step_size.validate();
-    require(decay >= 0 && decay < 1, fmt::format("psgld: decay alpha must be in [0, 1), got {}", decay));
-    require(damping > 0, fmt::format("psgld: damping lambda must be positive, got {}", damping));
-    require(x0.size() == dim, fmt::format("init: expected a point of size {}, got {}", dim, x0.size()));
+    require(decay >= 0 && decay < 1, "psgld: decay alpha must be in [0, 1), got {}", decay);
+    require(damping > 0, "psgld: damping lambda must be positive, got {}", damping);
+    require(x0.size() == dim, "init: expected a point of size {}, got {}", dim, x0.size());
     const auto n = x0.size();
     const Eigen::Index scratch = gamma_term ? n : 0;
     return State{std::move(x0), Eigen::VectorXd::Zero(n), Eigen::VectorXd::Zero(n), Eigen::VectorXd::Zero(n), 0,

@@ -16,6 +16,7 @@
 #include <string>
 
 #include <Eigen/Core>
+#include <Eigen/Eigenvalues>
 #include <fmt/format.h>
 
 #include <sgmcmc/concepts/potential.hpp>
@@ -44,6 +45,7 @@ struct State {
   Eigen::VectorXd x;  ///< θ = the first dim(θ) coordinates of z (what the driver records)
   Eigen::VectorXd grad_h, grad_u, gamma, drift, noise;  ///< scratch
   Eigen::MatrixXd d, q, dq, cov;                         ///< scratch
+  Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> eigen;  ///< scratch: a dense D's eigenvalues (check_psd)
   GaussianNoise gaussian;
   std::uint64_t gradient_evals = 0;
   std::uint64_t clipped = 0;  ///< steps whose injected covariance was clipped to PSD
@@ -72,14 +74,14 @@ struct Sampler {
   State init(Eigen::VectorXd x0, R& rng) const {
     step_size.validate();
     require(x0.size() >= 1 && x0.allFinite(), "init: expected a finite point");
-    require(std::isfinite(tolerance) && tolerance >= 0, fmt::format("tolerance: expected a number >= 0, got {}", tolerance));
+    require(std::isfinite(tolerance) && tolerance >= 0, "tolerance: expected a number >= 0, got {}", tolerance);
     require(std::isfinite(thermostat_a), "thermostat_a: expected a finite number");
     require(scheme == Scheme::euler || augment != Augment::none,
             "scheme: semi_implicit needs a momentum (augment momentum or thermostat)");
     const Eigen::Index d = x0.size(), n = z_size(d);
     require(noise_estimate.size() == 0 || (noise_estimate.rows() == n && noise_estimate.cols() == n),
-            fmt::format("noise_estimate: expected a {0}×{0} matrix B̂ over z, got {1}×{2}", n, noise_estimate.rows(),
-                        noise_estimate.cols()));
+            "noise_estimate: expected a {0}×{0} matrix B̂ over z, got {1}×{2}", n, noise_estimate.rows(),
+                        noise_estimate.cols());
     State s;
     s.z.setZero(n);
     s.z.head(d) = x0;
@@ -92,7 +94,7 @@ struct Sampler {
     s.x = x0;
     s.grad_h.setZero(n), s.grad_u.setZero(d), s.gamma.setZero(n), s.drift.setZero(n), s.noise.setZero(n);
     fields.evaluate(s.z, s.d, s.q, s.gamma);
-    check_psd(s.d, s.z, tolerance, "D");
+    check_psd(s.d, s.z, tolerance, "D", s.eigen);
     check_skew(s.q, s.z, tolerance, "Q");
     return s;
   }
@@ -106,8 +108,7 @@ struct Sampler {
     if (scheme == Scheme::euler) {
       hamiltonian_gradient(s, potential, rng);
       evaluate(s, check);
-      s.drift.noalias() = -(s.dq * s.grad_h);
-      s.drift += s.gamma;
+      evaluate_drift(s);
       inject(s, h, rng);
       s.z += h * s.drift + s.noise;
     } else {
@@ -134,16 +135,24 @@ struct Sampler {
       if (augment == Augment::thermostat) s.grad_h[2 * d] = static_cast<double>(d) * (s.z[2 * d] - thermostat_a);
     }
     ++s.gradient_evals;
-    require(s.grad_h.size() == s.z.size(), fmt::format("gradient: expected {} entries, got {}", s.z.size(), s.grad_h.size()));
+    require(s.grad_h.size() == s.z.size(), "gradient: expected {} entries, got {}", s.z.size(), s.grad_h.size());
   }
 
   void evaluate(State& s, bool check) const {
     fields.evaluate(s.z, s.d, s.q, s.gamma);
     if (check) {
-      check_psd(s.d, s.z, tolerance, "D");
+      check_psd(s.d, s.z, tolerance, "D", s.eigen);
       check_skew(s.q, s.z, tolerance, "Q");
     }
     s.dq = s.d + s.q;
+  }
+
+  // drift = -(D+Q)∇H + Γ. The product goes into drift and is negated there: `-(dq * grad_h)` would
+  // evaluate it into a temporary first (the same doubles, one allocation per step).
+  static void evaluate_drift(State& s) {
+    s.drift.noalias() = s.dq * s.grad_h;
+    s.drift = -s.drift;
+    s.drift += s.gamma;
   }
 
   template <class R>
@@ -168,15 +177,13 @@ struct Sampler {
     s.grad_h.head(d).setZero();
     s.grad_h.segment(d, d) = s.z.segment(d, d);
     if (n > 2 * d) s.grad_h[2 * d] = static_cast<double>(d) * (s.z[2 * d] - thermostat_a);
-    s.drift.noalias() = -(s.dq * s.grad_h);
-    s.drift += s.gamma;
+    evaluate_drift(s);
     s.z.head(d) += h * s.drift.head(d);
     if (n > 2 * d) s.z[2 * d] += h * s.drift[2 * d];
     // r at (θ', r, ξ').
     hamiltonian_gradient(s, potential, rng);
     evaluate(s, check);
-    s.drift.noalias() = -(s.dq * s.grad_h);
-    s.drift += s.gamma;
+    evaluate_drift(s);
     inject(s, h, rng);
     s.z.segment(d, d) += h * s.drift.segment(d, d) + s.noise.segment(d, d);
   }

@@ -37,7 +37,7 @@ struct Sampler {
   template <class R>
   State init(Eigen::VectorXd x0, R& /*rng*/) const {
     step_size.validate();
-    require(x0.size() == n, fmt::format("init: expected a point of size {}, got {}", n, x0.size()));
+    require(x0.size() == n, "init: expected a point of size {}, got {}", n, x0.size());
     require((x0.array() > 0).all() && std::abs(x0.sum() - 1.0) < 1e-8,
             "init: scir needs a point inside the simplex (all coordinates > 0, summing to 1)");
     State s;

@@ -33,7 +33,7 @@ struct Friction {
     if (is_diagonal())
       require(diagonal.allFinite() && (diagonal.array() > 0).all(), "friction: expected positive finite diagonal entries");
     else
-      require(std::isfinite(scalar) && scalar > 0, fmt::format("friction: expected a positive number, got {}", scalar));
+      require(std::isfinite(scalar) && scalar > 0, "friction: expected a positive number, got {}", scalar);
   }
   bool is_diagonal() const { return diagonal.size() > 0; }
   const Eigen::VectorXd& diagonal_view() const { return diagonal; }
@@ -53,10 +53,10 @@ struct Dynamics {
   State init(Eigen::VectorXd x0, R& rng) const {
     friction.validate();
     require(x0.size() == manifold.ambient_size(),
-            fmt::format("init: expected a point of size {}, got {}", manifold.ambient_size(), x0.size()));
+            "init: expected a point of size {}, got {}", manifold.ambient_size(), x0.size());
     if (friction.is_diagonal())
       require(static_cast<Eigen::Index>(friction.diagonal.size()) == x0.size(),
-              fmt::format("friction: expected {} diagonal entries, got {}", x0.size(), friction.diagonal.size()));
+              "friction: expected {} diagonal entries, got {}", x0.size(), friction.diagonal.size());
     Eigen::VectorXd v0(x0.size());
     rng.normals(v0);
     manifold.project(x0, v0);
@@ -128,11 +128,11 @@ struct MomentumParams {
 };
 inline MomentumParams from_momentum(double learning_rate, double momentum_decay, double beta_hat = 0.0) {
   require(std::isfinite(learning_rate) && learning_rate > 0,
-          fmt::format("learning_rate: expected a positive number, got {}", learning_rate));
+          "learning_rate: expected a positive number, got {}", learning_rate);
   require(std::isfinite(momentum_decay) && momentum_decay > 0 && momentum_decay < 1,
-          fmt::format("momentum_decay: expected a number in (0, 1), got {}", momentum_decay));
+          "momentum_decay: expected a number in (0, 1), got {}", momentum_decay);
   require(beta_hat >= 0 && beta_hat <= momentum_decay,
-          fmt::format("beta_hat: expected a number in [0, momentum_decay], got {}", beta_hat));
+          "beta_hat: expected a number in [0, momentum_decay], got {}", beta_hat);
   const double h = std::sqrt(learning_rate);
   return {h, momentum_decay / h, 2.0 * beta_hat / learning_rate};
 }

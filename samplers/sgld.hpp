@@ -38,7 +38,7 @@ struct Sampler {
   State init(Eigen::VectorXd x0, R& /*rng*/) const {
     step_size.validate();
     require(x0.size() == manifold.ambient_size(),
-            fmt::format("init: expected a point of size {}, got {}", manifold.ambient_size(), x0.size()));
+            "init: expected a point of size {}, got {}", manifold.ambient_size(), x0.size());
     const auto n = x0.size();
     return State{std::move(x0), Eigen::VectorXd::Zero(n), Eigen::VectorXd::Zero(n)};
   }
@@ -48,7 +48,7 @@ struct Sampler {
   StepInfo step(State& s, const P& potential, R& rng, std::uint64_t t) const {
     const double h = step_size.at(t);
     const double var = 2.0 * h - noise_estimate * h * h;
-    require(var >= 0, fmt::format("noise_estimate: 2h - V̂h² = {} < 0 at h = {}", var, h));
+    require(var >= 0, "noise_estimate: 2h - V̂h² = {} < 0 at h = {}", var, h);
     potential.gradient(s.x, s.gradient, rng);
     ++s.gradient_evals;
     rng.normals(s.step);

@@ -31,9 +31,9 @@ struct Dynamics {
   template <class R>
   State init(Eigen::VectorXd x0, R& rng) const {
     require(std::isfinite(diffusion) && diffusion > 0,
-            fmt::format("diffusion: expected a positive number, got {}", diffusion));
+            "diffusion: expected a positive number, got {}", diffusion);
     require(x0.size() == manifold.ambient_size(),
-            fmt::format("init: expected a point of size {}, got {}", manifold.ambient_size(), x0.size()));
+            "init: expected a point of size {}, got {}", manifold.ambient_size(), x0.size());
     Eigen::VectorXd v0(x0.size());
     rng.normals(v0);
     manifold.project(x0, v0);

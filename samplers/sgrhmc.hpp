@@ -91,8 +91,9 @@ struct Sampler {
     const auto& g = s.metric;
     if (g.diagonal) {
       s.drift = -(g.inv_sqrt_diag.cwiseProduct(s.gradient) + g.inv_diag.cwiseProduct(s.r));
-    } else {
-      s.drift.noalias() = -(g.inv_sqrt * s.gradient);
+    } else {  // the product into drift first: `-(G^{-1/2}∇Ũ)` would go through a temporary
+      s.drift.noalias() = g.inv_sqrt * s.gradient;
+      s.drift = -s.drift;
       s.drift.noalias() -= g.inv * s.r;
     }
     if (variant == Variant::generalized) s.drift += g.div_inv_sqrt;

@@ -61,9 +61,13 @@ struct Sampler {
       }
       s.cov = s.var.asDiagonal();
     } else {
-      s.drift.noalias() = -(g.inv * s.gradient);
+      // Each product into its destination first: nested in a larger expression, Eigen evaluates it into
+      // a temporary (the same doubles, one allocation each).
+      s.drift.noalias() = g.inv * s.gradient;
+      s.drift = -s.drift;
       s.drift += g.div_inv;
-      s.cov = (2.0 * h) * g.inv - (h * h * noise_estimate) * (g.inv * g.inv);
+      s.cov.noalias() = (h * h * noise_estimate) * (g.inv * g.inv);
+      s.cov = (2.0 * h) * g.inv - s.cov;
     }
     if (s.gaussian.draw(s.cov, noise_policy, 1e-9, "noise_estimate", rng, s.noise) > 0) ++s.clipped;
     s.x += h * s.drift + s.noise;

@@ -2,7 +2,7 @@
 // The user's own registry entries for examples/custom_cli: the manifold "oblique" (examples/oblique/:
 // n×k matrices with unit columns) and the target "columns_vmf", a potential written here: each column
 // of X an independent vMF(μ, κ) on S^{n−1}, U(X) = −κ Σ_j μᵀx_j (so E[μᵀx_j] = A_n(κ); for n = 3,
-// coth κ − 1/κ). tests/cli/test_custom_cli.cpp checks sampling them through the run layer.
+// coth κ − 1/κ). tests/cli/custom_cli_stat.cpp checks sampling them through the run layer.
 #include <cmath>
 #include <string>
 

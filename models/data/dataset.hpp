@@ -121,7 +121,7 @@ inline void require_file(const std::filesystem::path& path, const std::string& w
 /// positions of the keyed permutation (seed, stream 0, epoch 0). The same seed gives the same split.
 template <class S>
 std::pair<Dataset<S>, Dataset<S>> split(const Dataset<S>& d, double test_fraction, std::uint64_t seed) {
-  require(test_fraction > 0 && test_fraction < 1, fmt::format("test_fraction: expected a number in (0, 1), got {}", test_fraction));
+  require(test_fraction > 0 && test_fraction < 1, "test_fraction: expected a number in (0, 1), got {}", test_fraction);
   const std::size_t N = d.size();
   const auto n_test = static_cast<std::size_t>(std::llround(test_fraction * static_cast<double>(N)));
   random::Permutation perm(N, seed, 0, 0);

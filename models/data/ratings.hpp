@@ -72,7 +72,7 @@ inline Ratings load_ratings_csv(const std::filesystem::path& path) {
 
 /// A seeded random split: round(N·test_fraction) ratings (a keyed permutation's first positions) to test.
 inline std::pair<Ratings, Ratings> split(const Ratings& r, double test_fraction, std::uint64_t seed) {
-  require(test_fraction > 0 && test_fraction < 1, fmt::format("test_fraction: expected a number in (0, 1), got {}", test_fraction));
+  require(test_fraction > 0 && test_fraction < 1, "test_fraction: expected a number in (0, 1), got {}", test_fraction);
   const std::size_t N = r.size();
   const auto n_test = static_cast<std::size_t>(std::llround(test_fraction * static_cast<double>(N)));
   random::Permutation perm(N, seed, 0, 0);
@@ -86,8 +86,8 @@ inline std::pair<Ratings, Ratings> split(const Ratings& r, double test_fraction,
 /// The time-ordered split: ratings sorted by time (ties by file order); the last test_fraction to test.
 /// The training part stays in time order, so Sampling::time_ordered streams it as it arrived.
 inline std::pair<Ratings, Ratings> split_by_time(const Ratings& r, double test_fraction) {
-  require(!r.time.empty(), fmt::format("{}: a time-ordered split needs a timestamp column", r.source));
-  require(test_fraction > 0 && test_fraction < 1, fmt::format("test_fraction: expected a number in (0, 1), got {}", test_fraction));
+  require(!r.time.empty(), "{}: a time-ordered split needs a timestamp column", r.source);
+  require(test_fraction > 0 && test_fraction < 1, "test_fraction: expected a number in (0, 1), got {}", test_fraction);
   std::vector<std::size_t> order(r.size());
   std::iota(order.begin(), order.end(), std::size_t{0});
   std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return r.time[a] < r.time[b]; });

@@ -177,7 +177,7 @@ struct Corpus {
     std::sort(entries.begin(), entries.end());
     for (std::size_t i = 0; i < entries.size(); ++i) {
       require(entries[i].first < vocabulary_size,
-              fmt::format("corpus: word id {} outside the vocabulary of size {}", entries[i].first, vocabulary_size));
+              "corpus: word id {} outside the vocabulary of size {}", entries[i].first, vocabulary_size);
       if (i > 0 && entries[i].first == entries[i - 1].first) count.back() += entries[i].second;
       else word.push_back(entries[i].first), count.push_back(entries[i].second);
     }
@@ -190,7 +190,7 @@ struct Corpus {
     Corpus c;
     c.vocabulary_size = vocabulary_size;
     for (std::size_t d : ids) {
-      require(d < size(), fmt::format("corpus: document index {} out of range (size {})", d, size()));
+      require(d < size(), "corpus: document index {} out of range (size {})", d, size());
       for (std::size_t j = offset[d]; j < offset[d + 1]; ++j) c.word.push_back(word[j]), c.count.push_back(count[j]);
       c.offset.push_back(c.word.size());
       c.label.push_back(label[d]);
@@ -273,7 +273,7 @@ struct Split {
   std::vector<std::size_t> train, test;
 };
 inline Split split(std::size_t n, double test_fraction, std::uint64_t seed) {
-  require(test_fraction >= 0 && test_fraction < 1, fmt::format("test_fraction: expected a number in [0, 1), got {}", test_fraction));
+  require(test_fraction >= 0 && test_fraction < 1, "test_fraction: expected a number in [0, 1), got {}", test_fraction);
   Split s;
   const auto n_test = static_cast<std::size_t>(std::llround(test_fraction * static_cast<double>(n)));
   random::Permutation perm(n, seed, 0x7e57, 0);

@@ -90,11 +90,11 @@ struct Model {
 
   void validate() const {
     require(corpus && corpus->size() > 0, "lda: empty training corpus");
-    require(K >= 1, fmt::format("lda.topics: expected a positive integer, got {}", K));
-    require(alpha > 0 && std::isfinite(alpha), fmt::format("lda.alpha: expected a positive number, got {}", alpha));
-    require(beta > 0 && std::isfinite(beta), fmt::format("lda.beta: expected a positive number, got {}", beta));
+    require(K >= 1, "lda.topics: expected a positive integer, got {}", K);
+    require(alpha > 0 && std::isfinite(alpha), "lda.alpha: expected a positive number, got {}", alpha);
+    require(beta > 0 && std::isfinite(beta), "lda.beta: expected a positive number, got {}", beta);
     require(batch_size >= 1 && batch_size <= corpus->size(),
-            fmt::format("lda.batch_size: expected an integer in [1, {}], got {}", corpus->size(), batch_size));
+            "lda.batch_size: expected an integer in [1, {}], got {}", corpus->size(), batch_size);
     require(gibbs_sweeps > gibbs_burn_in && gibbs_burn_in >= 0, "lda.gibbs_sweeps: must exceed gibbs_burn_in >= 0");
   }
 

@@ -30,8 +30,8 @@ struct ImqKernel {
   double c = 1.0;
   double beta = -0.5;
   void validate() const {
-    require(c > 0 && std::isfinite(c), fmt::format("IMQ kernel: c must be a positive number, got {}", c));
-    require(beta > -1 && beta < 0, fmt::format("IMQ kernel: beta must lie in (-1, 0), got {}", beta));
+    require(c > 0 && std::isfinite(c), "IMQ kernel: c must be a positive number, got {}", c);
+    require(beta > -1 && beta < 0, "IMQ kernel: beta must lie in (-1, 0), got {}", beta);
   }
 };
 
@@ -50,7 +50,7 @@ double stein_kernel(const X& x, const SX& sx, const Y& y, const SY& sy, const Im
 
 inline void check_sample(const Eigen::MatrixXd& draws, const Eigen::MatrixXd& scores) {
   require(draws.rows() == scores.rows() && draws.cols() == scores.cols(),
-          fmt::format("Stein diagnostics: {} × {} draws against {} × {} scores", draws.rows(), draws.cols(), scores.rows(), scores.cols()));
+          "Stein diagnostics: {} × {} draws against {} × {} scores", draws.rows(), draws.cols(), scores.rows(), scores.cols());
   require(draws.cols() > 0, "Stein diagnostics: no draws");
   require(draws.allFinite() && scores.allFinite(), "Stein diagnostics: a draw or its score is not finite");
 }

@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
-#include <string>
+#include <string_view>
 #include <vector>
 
 #include <Eigen/Cholesky>
@@ -25,38 +25,58 @@ enum class NoisePolicy : std::uint8_t {
 };
 
 namespace detail {
-inline std::string point_string(const Eigen::VectorXd& z) {
-  std::string s = "(";
-  for (Eigen::Index i = 0; i < z.size(); ++i) s += fmt::format("{}{:.6g}", i ? ", " : "", z[i]);
-  return s + ")";
+/// A point printed as "(z0, z1, ...)" when, and only when, an error message is formatted: passing it to
+/// require() costs nothing on the success path.
+template <class V>
+struct PointText {
+  const V& z;
+};
+template <class V>
+PointText<V> point_string(const V& z) {
+  return {z};
 }
 inline double scale_of(const Eigen::MatrixXd& m) { return std::max(1.0, m.cwiseAbs().maxCoeff()); }
 }  // namespace detail
+}  // namespace sgmcmc::recipe
+
+template <class V>
+struct fmt::formatter<sgmcmc::recipe::detail::PointText<V>> {
+  constexpr auto parse(fmt::format_parse_context& ctx) { return ctx.begin(); }
+  template <class Context>
+  auto format(const sgmcmc::recipe::detail::PointText<V>& p, Context& ctx) const {
+    auto out = fmt::format_to(ctx.out(), "(");
+    for (Eigen::Index i = 0; i < p.z.size(); ++i) out = fmt::format_to(out, "{}{:.6g}", i ? ", " : "", p.z[i]);
+    return fmt::format_to(out, ")");
+  }
+};
+
+namespace sgmcmc::recipe {
 
 /// Throws unless Q = -Qᵀ to `tol` (relative to max(1, max|Q_ij|)).
-inline void check_skew(const Eigen::MatrixXd& q, const Eigen::VectorXd& z, double tol, const std::string& field = "Q") {
+inline void check_skew(const Eigen::MatrixXd& q, const Eigen::VectorXd& z, double tol, std::string_view field = "Q") {
   require(q.rows() == z.size() && q.cols() == z.size(),
-          fmt::format("{}: expected a {}×{} matrix, got {}×{}", field, z.size(), z.size(), q.rows(), q.cols()));
+          "{}: expected a {}×{} matrix, got {}×{}", field, z.size(), z.size(), q.rows(), q.cols());
   const double asym = (q + q.transpose()).cwiseAbs().maxCoeff();
   require(std::isfinite(asym) && asym <= tol * detail::scale_of(q),
-          fmt::format("{}: not skew-symmetric at z = {}: max|Q + Qᵀ| = {:.3g}; the recipe needs Q(z) = -Q(z)ᵀ "
-                      "(a symmetric part would change the stationary law)", field, detail::point_string(z), asym));
+          "{}: not skew-symmetric at z = {}: max|Q + Qᵀ| = {:.3g}; the recipe needs Q(z) = -Q(z)ᵀ "
+                      "(a symmetric part would change the stationary law)", field, detail::point_string(z), asym);
 }
 
-/// Throws unless D is symmetric and positive semidefinite to `tol`.
-inline void check_psd(const Eigen::MatrixXd& d, const Eigen::VectorXd& z, double tol, const std::string& field = "D") {
+/// Throws unless D is symmetric and positive semidefinite to `tol`. `eigen` is scratch for a dense D's
+/// eigenvalues: a sampler that checks every step keeps one in its state, so the check allocates nothing.
+inline void check_psd(const Eigen::MatrixXd& d, const Eigen::VectorXd& z, double tol, std::string_view field,
+                      Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd>& eigen) {
   require(d.rows() == z.size() && d.cols() == z.size(),
-          fmt::format("{}: expected a {}×{} matrix, got {}×{}", field, z.size(), z.size(), d.rows(), d.cols()));
-  require(d.allFinite(), fmt::format("{}: non-finite entry at z = {}", field, detail::point_string(z)));
+          "{}: expected a {}×{} matrix, got {}×{}", field, z.size(), z.size(), d.rows(), d.cols());
+  require(d.allFinite(), "{}: non-finite entry at z = {}", field, detail::point_string(z));
   const double scale = detail::scale_of(d);
   const double asym = (d - d.transpose()).cwiseAbs().maxCoeff();
-  require(asym <= tol * scale, fmt::format("{}: not symmetric at z = {}: max|D - Dᵀ| = {:.3g}", field,
-                                           detail::point_string(z), asym));
-  const bool diagonal = (d - Eigen::MatrixXd(d.diagonal().asDiagonal())).cwiseAbs().maxCoeff() == 0.0;
-  const double lo = diagonal ? d.diagonal().minCoeff()
-                             : Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd>(d, Eigen::EigenvaluesOnly).eigenvalues().minCoeff();
-  require(lo >= -tol * scale, fmt::format("{}: not positive semidefinite at z = {}: smallest eigenvalue {:.3g} "
-                                          "(the diffusion must be PSD)", field, detail::point_string(z), lo));
+  require(asym <= tol * scale, "{}: not symmetric at z = {}: max|D - Dᵀ| = {:.3g}", field,
+                                           detail::point_string(z), asym);
+  const double lo = d.isDiagonal(0.0) ? d.diagonal().minCoeff()  // every off-diagonal entry exactly 0
+                                      : eigen.compute(d, Eigen::EigenvaluesOnly).eigenvalues().minCoeff();
+  require(lo >= -tol * scale, "{}: not positive semidefinite at z = {}: smallest eigenvalue {:.3g} "
+                                          "(the diffusion must be PSD)", field, detail::point_string(z), lo);
 }
 
 /// Draws N(0, cov) for a symmetric PSD `cov`, consuming one standard normal per *active* coordinate
@@ -67,7 +87,7 @@ inline void check_psd(const Eigen::MatrixXd& d, const Eigen::VectorXd& z, double
 class GaussianNoise {
  public:
   template <class R>
-  int draw(const Eigen::MatrixXd& cov, NoisePolicy policy, double tol, const std::string& what, R& rng,
+  int draw(const Eigen::MatrixXd& cov, NoisePolicy policy, double tol, std::string_view what, R& rng,
            Eigen::Ref<Eigen::VectorXd> out) {
     const Eigen::Index n = cov.rows();
     active_.clear();
@@ -103,10 +123,10 @@ class GaussianNoise {
     block_.resize(k, k);
     for (Eigen::Index a = 0; a < k; ++a)
       for (Eigen::Index b = 0; b < k; ++b) block_(a, b) = cov(active_[a], active_[b]);
-    Eigen::LLT<Eigen::MatrixXd> llt(block_);
-    if (llt.info() == Eigen::Success) {
-      y_.noalias() = llt.matrixL() * zeta_;
-    } else {
+    llt_.compute(block_);
+    if (llt_.info() == Eigen::Success) {
+      y_.noalias() = llt_.matrixL() * zeta_;
+    } else {  // semidefinite only: an eigendecomposition, which allocates (docs/architecture.md)
       Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> es(block_);
       Eigen::VectorXd lam = es.eigenvalues();
       for (Eigen::Index a = 0; a < k; ++a) {
@@ -122,15 +142,18 @@ class GaussianNoise {
   }
 
  private:
-  static void check(NoisePolicy policy, double lam, double tol, double scale, const std::string& what) {
+  static void check(NoisePolicy policy, double lam, double tol, double scale, std::string_view what) {
     if (policy == NoisePolicy::error && lam < -tol * scale)
       throw Error(fmt::format("{}: the injected covariance h(2D - hB̂) is not positive semidefinite (eigenvalue "
                               "{:.3g}): the noise estimate B̂ exceeds 2D/h; lower step_size or noise_estimate, or "
                               "choose noise_policy clip", what, lam));
   }
+  // Scratch kept between draws, so a draw allocates nothing once sized.
   std::vector<Eigen::Index> active_;
   Eigen::VectorXd zeta_, y_;
   Eigen::MatrixXd block_;
+  Eigen::LLT<Eigen::MatrixXd> llt_;
 };
 
 }  // namespace sgmcmc::recipe
+

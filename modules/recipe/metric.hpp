@@ -45,10 +45,10 @@ struct LevelSet {
   double min_level = 1e-3;
 
   void validate() const {
-    require(std::isfinite(scale) && scale > 0, fmt::format("metric.scale: expected a positive number, got {}", scale));
-    require(std::isfinite(offset), fmt::format("metric.offset: expected a finite number, got {}", offset));
+    require(std::isfinite(scale) && scale > 0, "metric.scale: expected a positive number, got {}", scale);
+    require(std::isfinite(offset), "metric.offset: expected a finite number, got {}", offset);
     require(std::isfinite(min_level) && min_level > 0,
-            fmt::format("metric.min_level: expected a positive number, got {}", min_level));
+            "metric.min_level: expected a positive number, got {}", min_level);
   }
 
   template <class P>
@@ -56,10 +56,10 @@ struct LevelSet {
     static_assert(PotentialWithValue<P>, "metric::LevelSet needs the target's exact value and gradient");
     const double s = potential.value(theta) + offset;
     require(std::isfinite(s) && std::abs(s) >= min_level,
-            fmt::format("metric.offset: U(θ) + offset = {:.3g} at θ = {}: the level-set metric "
+            "metric.offset: U(θ) + offset = {:.3g} at θ = {}: the level-set metric "
                         "scale·sqrt(|U + offset|) vanishes there and its Γ ∝ |U + offset|^(-3/4) is singular; choose "
                         "the offset so that U + offset > 0 everywhere (with U normalised, log Z included)",
-                        s, recipe::detail::point_string(theta)));
+                        s, recipe::detail::point_string(theta));
     potential.exact_gradient(theta, out.div_inv);  // ∇U, scaled below
     const double a = std::abs(s), sg = s > 0 ? 1.0 : -1.0;
     const double g = scale * std::sqrt(a);
@@ -80,7 +80,7 @@ struct FisherDiagonal {
   template <class P>
   void evaluate(const P& /*potential*/, const Eigen::VectorXd& theta, Value& out) const {
     require((theta.array() > 0).all() && theta.allFinite(),
-            fmt::format("metric: fisher_diag needs θ > 0, got θ = {}", recipe::detail::point_string(theta)));
+            "metric: fisher_diag needs θ > 0, got θ = {}", recipe::detail::point_string(theta));
     out.diagonal = true;
     out.inv_diag = theta;
     out.inv_sqrt_diag = theta.cwiseSqrt();
@@ -99,7 +99,7 @@ struct ConstantDiagonal {
   template <class P>
   void evaluate(const P&, const Eigen::VectorXd& theta, Value& out) const {
     require(inverse.size() == theta.size(),
-            fmt::format("metric.inverse: expected {} entries, got {}", theta.size(), inverse.size()));
+            "metric.inverse: expected {} entries, got {}", theta.size(), inverse.size());
     out.diagonal = true;
     out.inv_diag = inverse;
     out.inv_sqrt_diag = inverse.cwiseSqrt();
@@ -112,8 +112,8 @@ namespace detail {
 inline Eigen::MatrixXd spd_sqrt(const Eigen::MatrixXd& m, const Eigen::VectorXd& theta) {
   Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> es(m);
   require(es.info() == Eigen::Success && es.eigenvalues().minCoeff() > 0,
-          fmt::format("metric: G(θ)⁻¹ is not positive definite at θ = {} (smallest eigenvalue {:.3g})",
-                      recipe::detail::point_string(theta), es.eigenvalues().minCoeff()));
+          "metric: G(θ)⁻¹ is not positive definite at θ = {} (smallest eigenvalue {:.3g})",
+                      recipe::detail::point_string(theta), es.eigenvalues().minCoeff());
   return es.eigenvectors() * es.eigenvalues().cwiseSqrt().asDiagonal() * es.eigenvectors().transpose();
 }
 }  // namespace detail
@@ -130,7 +130,10 @@ struct ConstantDense {
   template <class P>
   void evaluate(const P&, const Eigen::VectorXd& theta, Value& out) const {
     require(inverse.rows() == theta.size(),
-            fmt::format("metric.inverse: expected a {0}×{0} matrix, got {1}×{1}", theta.size(), inverse.rows()));
+            "metric.inverse: expected a {0}×{0} matrix, got {1}×{1}", theta.size(), inverse.rows());
+    // G⁻¹ is constant: once `out` holds it (a chain's first step), its square root is already there.
+    if (!out.diagonal && out.inv.rows() == inverse.rows() && out.inv_sqrt.rows() == inverse.rows() && out.inv == inverse)
+      return;
     out.diagonal = false;
     out.inv = inverse;
     out.inv_sqrt = detail::spd_sqrt(inverse, theta);
@@ -150,13 +153,13 @@ struct Diagonal {
   void evaluate(const P&, const Eigen::VectorXd& theta, Value& out) const {
     const Eigen::Index n = theta.size();
     const DualVector g = inverse(seed(theta));
-    require(g.size() == n, fmt::format("metric: expected {} diagonal entries of G⁻¹, got {}", n, g.size()));
+    require(g.size() == n, "metric: expected {} diagonal entries of G⁻¹, got {}", n, g.size());
     out.diagonal = true;
     out.inv_diag.resize(n), out.inv_sqrt_diag.resize(n), out.div_inv.resize(n), out.div_inv_sqrt.resize(n);
     for (Eigen::Index i = 0; i < n; ++i) {
       const double gi = g[i].value();
-      require(std::isfinite(gi) && gi > 0, fmt::format("metric: G(θ)⁻¹_{} = {} is not positive at θ = {}", i, gi,
-                                                       recipe::detail::point_string(theta)));
+      require(std::isfinite(gi) && gi > 0, "metric: G(θ)⁻¹_{} = {} is not positive at θ = {}", i, gi,
+                                                       recipe::detail::point_string(theta));
       const double dgi = g[i].derivatives().size() > i ? g[i].derivatives()[i] : 0.0;
       out.inv_diag[i] = gi;
       out.inv_sqrt_diag[i] = std::sqrt(gi);
@@ -179,7 +182,7 @@ struct Dense {
   void evaluate(const P&, const Eigen::VectorXd& theta, Value& out) const {
     const Eigen::Index n = theta.size();
     const DualMatrix gd = inverse(seed(theta));
-    require(gd.rows() == n && gd.cols() == n, fmt::format("metric: expected a {0}×{0} G⁻¹, got {1}×{2}", n, gd.rows(), gd.cols()));
+    require(gd.rows() == n && gd.cols() == n, "metric: expected a {0}×{0} G⁻¹, got {1}×{2}", n, gd.rows(), gd.cols());
     out.diagonal = false;
     out.inv.resize(n, n);
     for (Eigen::Index i = 0; i < n; ++i)

@@ -33,7 +33,7 @@ RiemannianState riemannian_start(const schedule::StepSize& step_size, const Metr
   step_size.validate();
   metric.validate();
   require(std::isfinite(noise_estimate) && noise_estimate >= 0,
-          fmt::format("noise_estimate: expected a number >= 0, got {}", noise_estimate));
+          "noise_estimate: expected a number >= 0, got {}", noise_estimate);
   require(x0.size() >= 1 && x0.allFinite(), "init: expected a finite point");
   const auto n = x0.size();
   RiemannianState s;

@@ -36,18 +36,18 @@ struct StepSize {
 
   void validate() const {
     if (kind == Kind::constant) {
-      require(std::isfinite(a) && a > 0, fmt::format("step_size: expected a positive number, got {}", a));
+      require(std::isfinite(a) && a > 0, "step_size: expected a positive number, got {}", a);
       return;
     }
-    require(std::isfinite(a) && a > 0, fmt::format("step_size.a: expected a positive number, got {}", a));
+    require(std::isfinite(a) && a > 0, "step_size.a: expected a positive number, got {}", a);
     if (kind == Kind::cyclical) {
       require(cycle >= 1, "step_size.cycle: expected an integer >= 1");
-      require(explore >= 0 && explore < 1, fmt::format("step_size.explore: expected a fraction in [0, 1), got {}", explore));
-      require(explore_steps() < cycle, fmt::format("step_size.explore: {} of a cycle of {} steps leaves no step to sample", explore, cycle));
+      require(explore >= 0 && explore < 1, "step_size.explore: expected a fraction in [0, 1), got {}", explore);
+      require(explore_steps() < cycle, "step_size.explore: {} of a cycle of {} steps leaves no step to sample", explore, cycle);
       return;
     }
-    require(std::isfinite(b) && b > 0, fmt::format("step_size.b: expected a positive number, got {}", b));
-    require(std::isfinite(gamma) && gamma >= 0, fmt::format("step_size.gamma: expected a number >= 0, got {}", gamma));
+    require(std::isfinite(b) && b > 0, "step_size.b: expected a positive number, got {}", b);
+    require(std::isfinite(gamma) && gamma >= 0, "step_size.gamma: expected a number >= 0, got {}", gamma);
   }
   /// E, the exploring steps at the start of each cycle: the t with mod(t, L) < βL, i.e. ⌈βL⌉ (0 unless cyclical).
   std::uint64_t explore_steps() const {

@@ -22,8 +22,8 @@ struct Temperature {
   static Temperature geometric(double from, double to, std::uint64_t steps) noexcept { return {from, to, steps}; }
 
   void validate() const {
-    require(std::isfinite(to) && to > 0, fmt::format("temperature: expected a positive number, got {}", to));
-    require(std::isfinite(from) && from > 0, fmt::format("temperature.from: expected a positive number, got {}", from));
+    require(std::isfinite(to) && to > 0, "temperature: expected a positive number, got {}", to);
+    require(std::isfinite(from) && from > 0, "temperature.from: expected a positive number, got {}", from);
   }
   /// T changes during the run (the driver must set it step by step).
   bool varies() const { return steps > 0 && from != to; }

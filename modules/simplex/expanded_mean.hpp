@@ -105,11 +105,17 @@ inline Eigen::Map<Eigen::MatrixXd> as_rows(Eigen::VectorXd& v, Eigen::Index rows
   return {v.data(), rows, rows > 0 ? v.size() / rows : 0};
 }
 
-/// π_kw = θ_kw / θ_k· (each row of the K×W matrix normalised). `pi` must have θ's shape.
-inline void normalize_rows(const Eigen::Ref<const Eigen::MatrixXd>& theta, Eigen::Ref<Eigen::MatrixXd> pi) {
+/// π_kw = θ_kw / θ_k· (each row of the K×W matrix normalised), the row sums θ_k· left in `row_sums`
+/// (resized: a sampler passes its scratch, so a step allocates nothing). `pi` must have θ's shape.
+inline void normalize_rows(const Eigen::Ref<const Eigen::MatrixXd>& theta, Eigen::Ref<Eigen::MatrixXd> pi,
+                           Eigen::VectorXd& row_sums) {
   pi = theta;
-  const Eigen::VectorXd rows = theta.rowwise().sum();
-  for (Eigen::Index k = 0; k < theta.rows(); ++k) pi.row(k) /= rows[k];
+  row_sums = theta.rowwise().sum();
+  for (Eigen::Index k = 0; k < theta.rows(); ++k) pi.row(k) /= row_sums[k];
+}
+inline void normalize_rows(const Eigen::Ref<const Eigen::MatrixXd>& theta, Eigen::Ref<Eigen::MatrixXd> pi) {
+  Eigen::VectorXd row_sums;
+  normalize_rows(theta, pi, row_sums);
 }
 
 /// θ_kw ~ Gamma(1, 1) i.i.d. (K×W, column-major draws): each row's π_k ~ Dir(1), a random start that breaks

@@ -26,6 +26,7 @@
 #include <sgmcmc/run/fields.hpp>
 #include <sgmcmc/run/json_file.hpp>
 #include <sgmcmc/run/output/atomic_file.hpp>
+#include <sgmcmc/run/output/formats.hpp>
 #include <sgmcmc/run/output/writer.hpp>
 
 namespace sgmcmc::run::output {
@@ -211,6 +212,12 @@ class JsonRecordWriter final : public Writer {
   std::vector<std::unique_ptr<detail::Spool>> spools_;
   std::vector<double> row_;  ///< scratch: one spooled row
 };
+
+/// The format "json": the run record at the -o path itself (the one output `resume` continues).
+inline FormatEntry json_record_format() {
+  return {{"json"}, "the JSON run record: config, every draw, per-draw statistics, each chain's state (resumable)", "OUT",
+          [](const OutputPath& out) { return std::make_unique<JsonRecordWriter>(out.path); }};
+}
 
 /// The JSON run record kept in memory (`run::run`'s return value, for programs and tests that look at
 /// draws directly): the same document the file writer writes.

@@ -38,6 +38,7 @@
 #include <sgmcmc/concepts/sampler.hpp>
 #include <sgmcmc/modules/error.hpp>
 #include <sgmcmc/run/output/atomic_file.hpp>
+#include <sgmcmc/run/output/formats.hpp>
 #include <sgmcmc/run/output/writer.hpp>
 
 namespace sgmcmc::run::output {
@@ -145,9 +146,9 @@ class NetcdfWriter final : public Writer {
   explicit NetcdfWriter(std::string path) : file_(std::move(path), Temporary::named) {}
 
   void begin(const RunHeader& header) override {
-    require(!nc_, fmt::format("{}: begin called twice", path()));
+    require(!nc_, "{}: begin called twice", path());
     require(header.shape.size() == 1 || header.shape.size() == 2,
-            fmt::format("{}: a draw's shape must be {{d}} or {{n, p}}, got {} numbers", path(), header.shape.size()));
+            "{}: a draw's shape must be {{d}} or {{n, p}}, got {} numbers", path(), header.shape.size());
     shape_ = header.shape;
     dim_ = header.dim();
     chains_ = header.chains;
@@ -164,13 +165,13 @@ class NetcdfWriter final : public Writer {
   }
 
   void append(const DrawBlock& block) override {
-    require(nc_.has_value(), fmt::format("{}: append before begin", path()));
+    require(nc_.has_value(), "{}: append before begin", path());
     const std::size_t rows = block.rows();
-    require(block.chain < chains_, fmt::format("{}: chain {} of a run with {} chains", path(), block.chain, chains_));
-    require(block.dim == dim_, fmt::format("{}: a draw of {} values, the header said {}", path(), block.dim, dim_));
+    require(block.chain < chains_, "{}: chain {} of a run with {} chains", path(), block.chain, chains_);
+    require(block.dim == dim_, "{}: a draw of {} values, the header said {}", path(), block.dim, dim_);
     require(block.values.size() == rows * static_cast<std::size_t>(dim_),
-            fmt::format("{}: a block of {} draws has {} values, not {}", path(), rows, block.values.size(), rows * static_cast<std::size_t>(dim_)));
-    require(!has_lp_ || block.lp.size() == rows, fmt::format("{}: a block of {} draws has {} lp values", path(), rows, block.lp.size()));
+            "{}: a block of {} draws has {} values, not {}", path(), rows, block.values.size(), rows * static_cast<std::size_t>(dim_));
+    require(!has_lp_ || block.lp.size() == rows, "{}: a block of {} draws has {} lp values", path(), rows, block.lp.size());
     const std::uint64_t offset = written_[block.chain];
     if (offset + rows > expected_draws_)
       throw Error(fmt::format("{}: chain {} would keep {} draws, more than the {} the run announced", path(), block.chain,
@@ -186,7 +187,7 @@ class NetcdfWriter final : public Writer {
   }
 
   void finish(const json& record) override {
-    require(nc_.has_value(), fmt::format("{}: finish before begin", path()));
+    require(nc_.has_value(), "{}: finish before begin", path());
     netcdf_detail::naming_file(path(), [&] {
       put_chains(record);
       put_chain_diagnostics(record);
@@ -448,6 +449,13 @@ class NetcdfWriter final : public Writer {
   std::vector<signed char> flags_;
   std::vector<long long> counts_;
 };
+
+/// The format "netcdf": ArviZ InferenceData as NetCDF-4 at BASE.nc. Registered here, beside its writer,
+/// so that a program built without netCDF (which never includes this header) does not offer it.
+inline FormatEntry netcdf_format() {
+  return {{"netcdf"}, "ArviZ InferenceData as NetCDF-4: groups posterior and sample_stats (arviz.from_netcdf, xarray)", "BASE.nc",
+          [](const OutputPath& out) { return std::make_unique<NetcdfWriter>(out.base + ".nc"); }};
+}
 
 /// One chain read back from a NetCDF run.
 struct InferenceChain {

@@ -30,6 +30,7 @@
 
 #include <sgmcmc/modules/error.hpp>
 #include <sgmcmc/run/output/atomic_file.hpp>
+#include <sgmcmc/run/output/formats.hpp>
 #include <sgmcmc/run/output/writer.hpp>
 #include <sgmcmc/version.hpp>
 
@@ -98,11 +99,11 @@ class StanCsvWriter final : public Writer {
   explicit StanCsvWriter(std::string base) : base_(std::move(base)) {}
 
   void begin(const RunHeader& header) override {
-    require(files_.empty(), fmt::format("{}: the Stan CSV writer was begun twice", base_));
+    require(files_.empty(), "{}: the Stan CSV writer was begun twice", base_);
     names_ = parameter_names(header.shape);
     require(static_cast<Eigen::Index>(names_.size()) == header.dim(),
-            fmt::format("{}: Stan CSV names vectors and matrices only, not a draw of shape rank {}", base_,
-                        header.shape.size()));
+            "{}: Stan CSV names vectors and matrices only, not a draw of shape rank {}", base_,
+                        header.shape.size());
     dim_ = header.dim();
     has_lp_ = header.has_lp;
     // stepsize__, accept_stat__ and divergent__ are columns of every Stan CSV; the sampler's other
@@ -122,21 +123,21 @@ class StanCsvWriter final : public Writer {
   }
 
   void append(const DrawBlock& block) override {
-    require(!finished_, fmt::format("{}: draws appended after finish", base_));
+    require(!finished_, "{}: draws appended after finish", base_);
     require(block.chain < files_.size(),
-            fmt::format("{}: draws of chain {} for a run of {} chains", base_, block.chain, files_.size()));
+            "{}: draws of chain {} for a run of {} chains", base_, block.chain, files_.size());
     require(block.dim == dim_ && block.values.size() == block.rows() * static_cast<std::size_t>(dim_),
-            fmt::format("{}: {} draws of {} values in {} numbers, the header says {} values", base_, block.rows(),
-                        block.dim, block.values.size(), dim_));
+            "{}: {} draws of {} values in {} numbers, the header says {} values", base_, block.rows(),
+                        block.dim, block.values.size(), dim_);
     require(!has_lp_ || block.lp.size() == block.rows(),
-            fmt::format("{}: {} draws with {} lp values", base_, block.rows(), block.lp.size()));
+            "{}: {} draws with {} lp values", base_, block.rows(), block.lp.size());
     std::string text;
     for (std::size_t i = 0; i < block.rows(); ++i) put_row(text, block, i);
     files_[block.chain].write(text);
   }
 
   void finish(const json& record) override {
-    require(!finished_, fmt::format("{}: the Stan CSV writer was finished twice", base_));
+    require(!finished_, "{}: the Stan CSV writer was finished twice", base_);
     for (std::size_t chain = 0; chain < files_.size(); ++chain) files_[chain].write(trailer_text(record, chain));
     for (auto& file : files_) file.commit();
     finished_ = true;
@@ -266,6 +267,12 @@ class StanCsvWriter final : public Writer {
   bool finished_ = false;
 };
 
+/// The format "csv": one CmdStan CSV file per chain, BASE_1.csv, BASE_2.csv, ...
+inline FormatEntry stan_csv_format() {
+  return {{"csv"}, "Stan CSV, one CmdStan-style file per chain (stansummary, ArviZ, cmdstanr, pandas)", "BASE_1.csv, BASE_2.csv, ... (one per chain)",
+          [](const OutputPath& out) { return std::make_unique<StanCsvWriter>(out.base); }};
+}
+
 /// A Stan CSV file read back: its '#' lines (as written, '#' included), its column names, and its draws
 /// (one row per data line).
 struct StanCsv {
@@ -305,7 +312,7 @@ inline std::vector<std::string_view> split_commas(std::string_view line) {
 /// Throws sgmcmc::Error naming the file and line on a row of the wrong length or a field that is no number.
 inline StanCsv read_stan_csv(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
-  require(static_cast<bool>(in), fmt::format("{}: cannot open the file", path));
+  require(static_cast<bool>(in), "{}: cannot open the file", path);
   StanCsv csv;
   std::vector<double> values;  // row-major, as the file has them
   std::size_t rows = 0, line_number = 0;
@@ -323,18 +330,18 @@ inline StanCsv read_stan_csv(const std::string& path) {
       for (auto f : fields) csv.columns.emplace_back(f);
       continue;
     }
-    require(fields.size() == csv.columns.size(), fmt::format("{}:{}: expected {} values (one per column), got {}", path,
-                                                             line_number, csv.columns.size(), fields.size()));
+    require(fields.size() == csv.columns.size(), "{}:{}: expected {} values (one per column), got {}", path,
+                                                             line_number, csv.columns.size(), fields.size());
     for (std::size_t k = 0; k < fields.size(); ++k) {
       double v = 0;
       require(stan_csv_detail::parse_number(fields[k], v),
-              fmt::format("{}:{}: column {} ({}): '{}' is not a number", path, line_number, k + 1, csv.columns[k], fields[k]));
+              "{}:{}: column {} ({}): '{}' is not a number", path, line_number, k + 1, csv.columns[k], fields[k]);
       values.push_back(v);
     }
     ++rows;
   }
-  require(!in.bad(), fmt::format("{}: read failed", path));
-  require(!csv.columns.empty(), fmt::format("{}: no column header line (every line is a comment or blank)", path));
+  require(!in.bad(), "{}: read failed", path);
+  require(!csv.columns.empty(), "{}: no column header line (every line is a comment or blank)", path);
   const auto cols = static_cast<Eigen::Index>(csv.columns.size());
   csv.draws = Eigen::Map<const Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>>(
       values.data(), static_cast<Eigen::Index>(rows), cols);

@@ -7,7 +7,9 @@
 // `sgmcmc convert` feeds the same writers from a record read back.
 //
 // Formats: the JSON run record (run/output/json_record.hpp; docs/run-format.md), Stan CSV
-// (run/output/stan_csv.hpp), ArviZ InferenceData as NetCDF-4 (run/output/netcdf.hpp).
+// (run/output/stan_csv.hpp), ArviZ InferenceData as NetCDF-4 (run/output/netcdf.hpp), each registered
+// under its `--format` name (run/output/formats.hpp, builtin_formats.hpp); a user's own tool registers
+// its own (examples/custom_cli/table_format.hpp).
 #include <cstdint>
 #include <optional>
 #include <string_view>

@@ -81,7 +81,7 @@ struct Reference {
     topics_from_theta(s.theta, s.pi);
     s.noise.resize(m.K, m.vocabulary_size());
     if (has_momentum(method)) {
-      require(std::isfinite(friction) && friction > 0, fmt::format("lda.friction: expected a positive number, got {}", friction));
+      require(std::isfinite(friction) && friction > 0, "lda.friction: expected a positive number, got {}", friction);
       s.r.resize(m.K, m.vocabulary_size());  // r ~ N(0, I): its stationary law
       rng.normals(Eigen::Map<Eigen::VectorXd>(s.r.data(), s.r.size()));
     }

@@ -1,0 +1,48 @@
+// `sgmcmc convert` (run/convert.hpp).
+#include <sgmcmc/run/convert.hpp>
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include <sgmcmc/run/make_chain.hpp>
+#include <sgmcmc/run/output/json_record.hpp>
+#include <sgmcmc/run/record_schema.hpp>
+
+namespace sgmcmc::run {
+
+void convert(const std::string& path, const Registry& registry, std::span<output::Writer* const> writers, const json& stein) {
+  json record = output::read_record(path, [](const output::RecordDraw&) {});
+  try {
+    validate_record(record);
+  } catch (const Error& e) {
+    throw Error(fmt::format("{}: {}", path, e.what()));
+  }
+  const RunConfig c = detail::config_of(record, registry);
+  // The chain at step 0 gives the sampler's statistics and the draw's shape; the record gives the rest.
+  const auto chain = make_chain(c, 0);
+  output::RunHeader header = detail::header_of(c, *chain, c.steps);
+  std::uint64_t longest = 0;
+  for (const auto& ch : record["chains"]) longest = std::max<std::uint64_t>(longest, ch.value("draws", std::uint64_t{0}));
+  header.expected_draws = longest;
+  for (output::Writer* w : writers) w->begin(header);
+  {
+    output::BlockBuffer buffer(writers, header);
+    std::vector<std::uint64_t> seen(c.chains, 0);
+    output::read_record(path, [&](const output::RecordDraw& d) {
+      if (d.chain >= c.chains) return;
+      detail::check_width(d, header, seen[d.chain]++);
+      detail::add_draw(buffer, d);
+    });
+    buffer.flush();
+  }
+  record["schema_version"] = schema_version;
+  for (auto& ch : record["chains"]) {
+    ch.erase("samples");
+    ch.erase("sample_stats");
+  }
+  if (!stein.is_null()) record["stein"] = stein;
+  for (output::Writer* w : writers) w->finish(record);
+}
+
+}  // namespace sgmcmc::run

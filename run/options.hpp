@@ -1,0 +1,23 @@
+#pragma once
+// How a run is carried out (threads, progress, interruption, MPI), apart from what it samples (the config).
+#include <atomic>
+
+#include <sgmcmc/run/distributed/transport.hpp>
+
+namespace sgmcmc::run {
+
+struct Options {
+  unsigned threads = 0;   ///< 0: one per core (at most one per chain)
+  bool progress = false;  ///< draw a progress bar on stderr
+  /// When set (by another thread or a signal handler), the chains stop within 64 steps and the run ends
+  /// with what it has: every writer gets its draws, and the record, status "interrupted", resumes.
+  const std::atomic<bool>* stop = nullptr;
+  /// Resume a record whose config was edited after it was written (its `config_digest` differs): the
+  /// resumed phase is marked `config_changed` in the record's timings. Off: such a record is refused.
+  bool allow_changed_config = false;
+  /// The processes of an MPI run (docs/distributed.md; run/distributed/mpi.hpp): chains over chain
+  /// groups, data over the ranks of a group; rank 0 writes. Null: this process alone.
+  distributed::Transport* transport = nullptr;
+};
+
+}  // namespace sgmcmc::run

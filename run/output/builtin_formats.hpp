@@ -1,0 +1,22 @@
+#pragma once
+// The output formats the library ships, one registration line each: the JSON run record, Stan CSV and
+// ArviZ InferenceData as NetCDF-4 (their entries live beside their writers). The command line starts
+// from this list (`cli::Program::formats`); a user's own tool adds its formats to it
+// (examples/custom_cli/). Including this header needs netCDF-C++4 (CMake target sgmcmc::netcdf).
+#include <sgmcmc/run/output/formats.hpp>
+#include <sgmcmc/run/output/json_record.hpp>
+#include <sgmcmc/run/output/netcdf.hpp>
+#include <sgmcmc/run/output/stan_csv.hpp>
+
+namespace sgmcmc::run::output {
+
+/// A new list of the shipped formats (to add one's own to); "json" first, the default of `--format`.
+inline Formats builtin_formats() {
+  Formats formats;
+  formats.add(json_record_format());
+  formats.add(stan_csv_format());
+  formats.add(netcdf_format());
+  return formats;
+}
+
+}  // namespace sgmcmc::run::output

@@ -1,0 +1,125 @@
+// The run record's schema and shared parts (run/record_schema.hpp).
+#include <sgmcmc/run/record_schema.hpp>
+
+#include <cmath>
+#include <limits>
+
+#include <fmt/format.h>
+
+#include <sgmcmc/modules/simd/reproducibility.hpp>
+#include <sgmcmc/version.hpp>
+
+namespace sgmcmc::run {
+
+std::string config_digest(const json& config) {
+  std::uint64_t h = 0xcbf29ce484222325ull;
+  for (const unsigned char ch : config.dump()) h = (h ^ ch) * 0x100000001b3ull;
+  return fmt::format("fnv1a64:{:016x}", h);
+}
+
+void validate_record(const json& r) {
+  if (!r.is_object()) fail("", "expected a run record (a JSON object)");
+  if (!r.contains("schema") || r["schema"] != schema_name)
+    fail("/schema", fmt::format("expected \"{}\", got {}", schema_name, r.contains("schema") ? describe(r["schema"]) : "nothing"));
+  if (!r.contains("schema_version") || !r["schema_version"].is_number_integer())
+    fail("/schema_version", "expected an integer");
+  // Read as the JSON integer it is (a 64-bit one: 2^32 + 2 is not version 2).
+  const json& v = r["schema_version"];
+  const bool positive = v.is_number_unsigned() ? v.get<std::uint64_t>() >= 1 : v.get<std::int64_t>() >= 1;
+  if (!positive) fail("/schema_version", fmt::format("expected a version >= 1, got {}", describe(v)));
+  if (v.get<std::uint64_t>() > static_cast<std::uint64_t>(schema_version))
+    fail("/schema_version", fmt::format("record has version {}, this build of sgmcmc {} reads up to {}", describe(v),
+                                        sgmcmc::version, schema_version));
+  for (const char* key : {"config", "chains", "timings"})
+    if (!r.contains(key)) fail(std::string("/") + key, "required field is missing");
+  if (!r["chains"].is_array()) fail("/chains", "expected an array of chains");
+  for (std::size_t i = 0; i < r["chains"].size(); ++i) {
+    const json& ch = r["chains"][i];
+    const std::string p = fmt::format("/chains/{}", i);
+    if (!ch.is_object()) fail(p, "expected an object");
+    for (const char* key : {"samples", "state", "status"})
+      if (!ch.contains(key)) fail(p + "/" + key, "required field is missing");
+    if (!ch["samples"].is_array()) fail(p + "/samples", "expected an array of draws");
+    if (ch.contains("sample_stats") && !ch["sample_stats"].is_object()) fail(p + "/sample_stats", "expected an object of columns");
+  }
+  if (!r["timings"].is_object() || !r["timings"].contains("phases") || !r["timings"]["phases"].is_array())
+    fail("/timings/phases", "expected an array of phases");
+}
+
+namespace detail {
+
+output::RunHeader header_of(const RunConfig& c, const AnyChain& chain, std::uint64_t total_steps) {
+  // total_steps: the steps the longest chain will have done at the end.
+  output::RunHeader h;
+  h.config = c.resolved;
+  h.sampler = c.resolved["sampler"]["name"].get<std::string>();
+  h.chains = c.chains;
+  if (c.manifold.rows > 0 && c.manifold.cols > 0) h.shape = {c.manifold.rows, c.manifold.cols};
+  else h.shape = {chain.position().size()};
+  for (Statistic s : all_statistics)
+    if (chain.statistics().has(s)) h.statistics.push_back(s);
+  h.has_lp = c.log_density;
+  h.expected_draws = c.retention.kept_by(total_steps);
+  h.library_version = sgmcmc::version;
+  return h;
+}
+
+json build_of_this_binary() {
+  return {{"tier", simd::portable_build ? "portable" : "native"}, {"isa", simd::compiled_isa}};
+}
+
+json record_of(const RunConfig& c, const std::vector<json>& summaries, const std::vector<ChainStatus>& status,
+                      const std::vector<std::uint64_t>& kept, json phases, bool interrupted) {
+  json record = {{"schema", schema_name}, {"schema_version", schema_version},
+                 {"library", {{"name", "sgmcmc"}, {"version", sgmcmc::version}, {"build", build_of_this_binary()}}},
+                 {"config", c.resolved},
+                 {"config_digest", config_digest(c.resolved)}};
+  bool ok = true;
+  json out = json::array();
+  for (std::size_t i = 0; i < summaries.size(); ++i) {
+    json ch = {{"id", i}, {"stream", i}, {"status", status[i].ok() ? "ok" : "error"}, {"draws", kept[i]}};
+    if (!status[i].ok()) {
+      ch["error"] = fmt::format("chain {}: {}", i, status[i].error);
+      ok = false;
+    }
+    ch["diagnostics"] = summaries[i].at("diagnostics");
+    ch["state"] = summaries[i].at("state");
+    out.push_back(std::move(ch));
+  }
+  record["status"] = !ok ? "error" : interrupted ? "interrupted" : "ok";
+  record["chains"] = std::move(out);
+  record["timings"] = {{"phases", std::move(phases)}};
+  return record;
+}
+
+json phase(const char* name, std::uint64_t steps, double setup, double sampling) {
+  return {{"phase", name}, {"steps", steps}, {"setup_seconds", setup}, {"sampling_seconds", sampling}};
+}
+
+RunConfig config_of(const json& record, const Registry& registry, const Placement& placement) {
+  try {
+    return parse_config(record["config"], registry, placement);
+  } catch (const Error& e) {
+    throw Error(std::string("/config") + e.what());
+  }
+}
+
+
+void check_width(const output::RecordDraw& d, const output::RunHeader& h, std::uint64_t index) {
+  if (static_cast<Eigen::Index>(d.values.size()) != h.dim())
+    fail(fmt::format("/chains/{}/samples/{}", d.chain, index), fmt::format("expected {} numbers, got {}", h.dim(), d.values.size()));
+}
+
+void add_draw(output::BlockBuffer& buffer, const output::RecordDraw& d) {
+  StepInfo info;
+  if (d.stats.empty()) info.acceptance = std::numeric_limits<double>::quiet_NaN();  // a version-1 record: unknown
+  double lp = std::numeric_limits<double>::quiet_NaN();
+  for (const auto& [name, v] : d.stats) {
+    if (name == "lp") lp = v;
+    else if (auto s = output::statistic_named(name)) info.set(*s, v);
+  }
+  buffer.add(d.chain, d.values, info, lp);
+}
+
+}  // namespace detail
+}  // namespace sgmcmc::run

@@ -1,0 +1,64 @@
+#pragma once
+// The run record's schema (docs/run-format.md) and the record's parts every command shares: the
+// record without draws that a run finishes with, the header writers get from a config, a draw read
+// back as a writer's row.
+//
+// Record schema "sgmcmc.run", version 2:
+//   {schema, schema_version, library{name, version}, config (every default filled in), status,
+//    timings{phases[{phase, steps, setup_seconds, sampling_seconds}]},
+//    chains[{id, stream, status, error?, draws, diagnostics{...}, state{...},
+//            sample_stats{name: [...]}, samples[[...]]}]}
+// Version 1 (no draws, no sample_stats) is still read.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <sgmcmc/run/any_chain.hpp>
+#include <sgmcmc/run/config.hpp>
+#include <sgmcmc/run/output/json_record.hpp>
+#include <sgmcmc/run/output/writer.hpp>
+
+namespace sgmcmc::run {
+
+inline constexpr const char* schema_name = "sgmcmc.run";
+inline constexpr int schema_version = 2;
+
+/// A digest of a resolved config: FNV-1a (64 bits) over its compact JSON text, which is canonical
+/// (objects keep their keys sorted; doubles print in their shortest round-trip form). The record
+/// carries it; resume compares it with the record's config to tell an edited config from the one the
+/// draws were made with. A check against edits, not against an adversary.
+std::string config_digest(const json& config);
+
+/// Checks a record's schema and shape, naming the first field that is wrong. (A record read by
+/// output::read_record has its draws taken out: `samples` is then an empty array.)
+void validate_record(const json& r);
+
+namespace detail {
+
+/// What every writer needs before the first draw, for chains built from `c`; `total_steps`: the steps
+/// the longest chain will have done at the end.
+output::RunHeader header_of(const RunConfig& c, const AnyChain& chain, std::uint64_t total_steps);
+
+/// The reproducibility tier this binary was built for (modules/simd/reproducibility.hpp): a record
+/// written by a "native" build replays bit for bit only on a machine with its instruction set.
+json build_of_this_binary();
+
+/// The record without draws: schema, library, config, status, timings and each chain's status,
+/// diagnostics ({diagnostics, state} in `summaries`) and number of draws kept.
+json record_of(const RunConfig& c, const std::vector<json>& summaries, const std::vector<ChainStatus>& status,
+               const std::vector<std::uint64_t>& kept, json phases, bool interrupted);
+
+/// One entry of the record's timings.phases.
+json phase(const char* name, std::uint64_t steps, double setup, double sampling);
+
+/// A record's config parsed against `registry`; errors name the field under /config.
+RunConfig config_of(const json& record, const Registry& registry, const Placement& placement = {nullptr, true});
+
+/// Checks a draw read back from a record against the run's shape (`index`: its place in its chain).
+void check_width(const output::RecordDraw& d, const output::RunHeader& h, std::uint64_t index);
+
+/// A draw read back, as a writer's row: statistics by name into a StepInfo, lp apart.
+void add_draw(output::BlockBuffer& buffer, const output::RecordDraw& d);
+
+}  // namespace detail
+}  // namespace sgmcmc::run

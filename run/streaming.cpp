@@ -1,0 +1,177 @@
+// The run loop (run/streaming.hpp).
+#include <sgmcmc/run/streaming.hpp>
+
+#include <algorithm>
+#include <atomic>
+#include <functional>
+#include <limits>
+#include <thread>
+
+#include <sgmcmc/modules/parallel/worker_pool.hpp>
+#include <sgmcmc/run/distributed/rounds.hpp>
+#include <sgmcmc/run/progress.hpp>
+#include <sgmcmc/run/record_schema.hpp>
+
+namespace sgmcmc::run::detail {
+
+namespace {
+
+// Advances chain i by steps[i] steps on the pool's threads; chain i's result does not depend on which
+// thread runs it. A chain that has stopped with an error is not advanced again.
+void advance_all(parallel::WorkerPool& pool, std::vector<std::unique_ptr<AnyChain>>& chains, std::vector<Draws>& draws,
+                        std::vector<ChainStatus>& status, const std::vector<std::uint64_t>& steps, const Retention& keep,
+                        std::atomic<std::uint64_t>& done, const std::atomic<bool>* stop) {
+  // The library's one thread pool (modules/parallel/worker_pool.hpp): chain i is advanced by whichever
+  // worker takes index i, and its result depends on i alone.
+  auto work = [&](std::size_t i, unsigned /*worker*/) {
+    if (!status[i].ok() || steps[i] == 0) return;
+    try {
+      status[i] = chains[i]->advance(steps[i], keep, draws[i], &done, stop);
+    } catch (const std::exception& e) {
+      status[i].error = e.what();
+    }
+  };
+  pool.for_each(chains.size(), work);
+}
+
+std::uint64_t saturating_add(std::uint64_t a, std::uint64_t b) {
+  std::uint64_t sum = 0;
+  return __builtin_add_overflow(a, b, &sum) ? std::numeric_limits<std::uint64_t>::max() : sum;
+}
+
+/// What the record keeps of a chain besides its draws: {diagnostics, state}.
+json chain_summary(const AnyChain& chain, const RunConfig& c) {
+  return {{"diagnostics", chain.diagnostics(c.manifold.manifold.intrinsic_dim())}, {"state", chain.state()}};
+}
+
+/// Every chain's summary on rank 0 (all of them in a single process; an empty list on other ranks).
+std::vector<json> summaries_of(const std::vector<std::unique_ptr<AnyChain>>& chains, const RunConfig& c,
+                                      distributed::Rounds* rounds) {
+  const auto summary = [&](const AnyChain& chain) { return chain_summary(chain, c); };
+  if (rounds) return rounds->summaries(chains, summary);
+  std::vector<json> out;
+  for (const auto& ch : chains) out.push_back(summary(*ch));
+  return out;
+}
+
+/// The threads a rank steps its chains on: Options::threads, else the machine's cores divided among
+/// the ranks on it; at most one per chain it steps; one on a sharded target, whose reductions are
+/// called from the main thread (MPI_THREAD_FUNNELED).
+unsigned threads_for(const Options& opt, const RunConfig& c, const distributed::Layout& layout, std::size_t chains) {
+  const unsigned local = opt.transport ? static_cast<unsigned>(std::max(1, opt.transport->ranks_on_this_machine())) : 1u;
+  unsigned threads = opt.threads ? opt.threads : std::max(1u, std::thread::hardware_concurrency() / local);
+  std::size_t mine = 0;
+  for (std::size_t i = 0; i < chains; ++i) mine += layout.steps(i) ? 1 : 0;
+  threads = static_cast<unsigned>(std::min<std::size_t>(threads, std::max<std::size_t>(mine, 1)));
+  return c.shards > 1 ? 1u : threads;
+}
+
+/// Runs chain i from its current step to global step end[i] in rounds, handing each round's draws to the
+/// writers (chains in order), so memory holds at most a round of draws. Returns each chain's status;
+/// `interrupted` tells whether `opt.stop` ended the run early. With `rounds`, this rank steps only its
+/// group's chains and the draws travel to rank 0 between rounds (run/distributed/rounds.hpp). With
+/// `c.checkpoint_every` K, rounds end at multiples of K steps, where `checkpoint` is called.
+std::vector<ChainStatus> advance_streaming(std::vector<std::unique_ptr<AnyChain>>& chains, const RunConfig& c,
+                                                  const std::vector<std::uint64_t>& end, const Options& opt,
+                                                  const output::RunHeader& header,
+                                                  std::span<output::Writer* const> writers, std::vector<std::uint64_t>& kept,
+                                                  bool& interrupted, distributed::Rounds* rounds,
+                                                  const std::function<void(const std::vector<ChainStatus>&)>& checkpoint) {
+  const Retention keep = c.retention;
+  const std::size_t n = chains.size();
+  std::vector<ChainStatus> status(n);
+  std::vector<Draws> draws(n);
+  for (auto& d : draws) d.with_lp = c.log_density;
+  const distributed::Layout layout = rounds ? rounds->layout() : distributed::Layout{};
+  parallel::WorkerPool pool(threads_for(opt, c, layout, n));
+  const std::uint64_t every = c.checkpoint_every;
+  std::vector<std::uint64_t> at(n), round(n), mine(n);
+  std::uint64_t total = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    at[i] = chains[i]->steps_done();
+    if (layout.steps(i)) total += end[i] > at[i] ? end[i] - at[i] : 0;  // the bar counts this rank's chains
+  }
+  std::atomic<std::uint64_t> done{0};
+  ProgressBar bar(opt.progress, total, done);
+  // A round keeps about 4 MiB of draws per chain. Chains may start at different steps (a record of an
+  // interrupted run): each has its own round ends, and a round of each keeps the same number of draws.
+  const std::size_t width = static_cast<std::size_t>(header.dim()) + header.statistics.size() + 1;
+  const std::uint64_t rows_per_round = std::max<std::uint64_t>(1, (std::uint64_t{1} << 22) / (8 * width));
+  interrupted = false;
+  for (;;) {
+    bool any = false;
+    for (std::size_t i = 0; i < n; ++i) {
+      std::uint64_t next = std::min(end[i], std::max(at[i] + 1, keep.step_keeping(saturating_add(keep.kept_by(at[i]), rows_per_round))));
+      if (every) next = std::min(next, saturating_add(at[i] / every * every, every));
+      round[i] = status[i].ok() && at[i] < end[i] ? next - at[i] : 0;
+      mine[i] = layout.steps(i) ? round[i] : 0;
+      any = any || round[i] > 0;
+    }
+    if (!any) break;
+    advance_all(pool, chains, draws, status, mine, keep, done, opt.stop);
+    bool stop = opt.stop && opt.stop->load();
+    if (rounds) stop = rounds->exchange(chains, draws, status, at, stop);
+    else
+      for (std::size_t i = 0; i < n; ++i) at[i] = chains[i]->steps_done();
+    bool at_checkpoint = false, running = false;
+    for (std::size_t i = 0; i < n; ++i) {
+      at_checkpoint = at_checkpoint || (every && round[i] > 0 && at[i] % every == 0);
+      running = running || (status[i].ok() && at[i] < end[i]);
+      if (draws[i].stats.empty()) continue;
+      const output::DrawBlock block{i, header.dim(), draws[i].values, draws[i].stats, draws[i].lp};
+      for (output::Writer* w : writers) w->append(block);
+      kept[i] += draws[i].stats.size();
+      draws[i].clear();
+    }
+    if (stop) {
+      interrupted = true;
+      break;
+    }
+    if (at_checkpoint && running && checkpoint) checkpoint(status);
+  }
+  return status;
+}
+
+}  // namespace
+
+json continue_run(std::vector<std::unique_ptr<AnyChain>>& chains, const RunConfig& c,
+                         const std::vector<std::uint64_t>& end, const Options& opt, const output::RunHeader& header, std::span<output::Writer* const> writers,
+                         std::vector<std::uint64_t> kept, json phases, const char* phase_name, double setup,
+                         bool config_changed) {
+  const auto t1 = Clock::now();
+  bool interrupted = false;
+  std::uint64_t steps = 0;  // the phase's steps: the longest chain's
+  for (std::size_t i = 0; i < chains.size(); ++i) steps = std::max(steps, end[i] - std::min(end[i], chains[i]->steps_done()));
+  std::optional<distributed::Rounds> rounds;
+  if (opt.transport) rounds.emplace(*opt.transport, distributed::Layout{opt.transport->rank(), opt.transport->size(), c.shards});
+  distributed::Rounds* over = rounds ? &*rounds : nullptr;
+  const bool root = !over || over->root();
+  const auto this_phase = [&](bool stopped) {
+    json p = phase(phase_name, steps, setup, seconds_since(t1));
+    if (stopped) p["interrupted"] = true;
+    if (config_changed) p["config_changed"] = true;
+    return p;
+  };
+  // A checkpoint: the record as it would be if the run were interrupted here, which `resume` continues
+  // (docs/run-format.md); the JSON record writer writes it in place of the previous one.
+  const auto checkpoint = [&](const std::vector<ChainStatus>& status) {
+    const std::vector<json> summaries = summaries_of(chains, c, over);
+    if (!root) return;
+    json so_far = phases;
+    so_far.push_back(this_phase(true));
+    so_far.back()["checkpoint"] = true;
+    const json record = record_of(c, summaries, status, kept, std::move(so_far), true);
+    for (output::Writer* w : writers) w->checkpoint(record);
+  };
+  const auto status = advance_streaming(chains, c, end, opt, header, writers, kept, interrupted, over, checkpoint);
+  const std::vector<json> summaries = summaries_of(chains, c, over);
+  json record;
+  if (root) {
+    phases.push_back(this_phase(interrupted));
+    record = record_of(c, summaries, status, kept, std::move(phases), interrupted);
+    for (output::Writer* w : writers) w->finish(record);
+  }
+  return over ? over->share(record) : record;
+}
+
+}  // namespace sgmcmc::run::detail

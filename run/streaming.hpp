@@ -1,0 +1,48 @@
+#pragma once
+// The run loop: a run's chains advanced in rounds on the worker pool, each round's draws handed to the
+// writers, checkpoints written between rounds, and the record finished at the end (run(), resume and
+// MPI runs all go through continue_run).
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include <sgmcmc/run/any_chain.hpp>
+#include <sgmcmc/run/config.hpp>
+#include <sgmcmc/run/distributed/transport.hpp>
+#include <sgmcmc/run/options.hpp>
+#include <sgmcmc/run/output/writer.hpp>
+
+namespace sgmcmc::run::detail {
+
+using Clock = std::chrono::steady_clock;
+inline double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
+
+/// `make()` on every rank, which all go on only if it succeeded everywhere: an error on any rank (its
+/// part of a data file) is thrown on every rank, with that rank's message (Transport::first_error).
+template <class F>
+auto agreed(F make, const Options& opt) -> decltype(make()) {
+  if (!opt.transport) return make();
+  std::optional<decltype(make())> made;
+  std::optional<std::string> error;
+  try {
+    made.emplace(make());
+  } catch (const std::exception& e) {
+    error = e.what();
+  }
+  if (const auto e = opt.transport->first_error(error)) throw distributed::AgreedError(*e);
+  return std::move(*made);
+}
+
+/// Runs `steps` more steps of built chains to global step end[i] each, streaming to the writers (which
+/// have had `begin` and any earlier draws: `kept` counts them), and finishes them with the record, whose
+/// timings are `phases` and this phase (`phase_name`, `setup` seconds). Returns the record without draws.
+json continue_run(std::vector<std::unique_ptr<AnyChain>>& chains, const RunConfig& c, const std::vector<std::uint64_t>& end,
+                  const Options& opt, const output::RunHeader& header, std::span<output::Writer* const> writers,
+                  std::vector<std::uint64_t> kept, json phases, const char* phase_name, double setup,
+                  bool config_changed = false);
+
+}  // namespace sgmcmc::run::detail
