@@ -437,8 +437,10 @@ int main(int argc, const char* const* argv, const run::Registry& registry, const
       if (config_path.empty() && !quiet)
         std::cout << fmt::format("no CONFIG given: running {} ({} run --print-default-config)\n", program.default_config_note, program.name);
       if (quiet) opt.progress = false;
-      if (root && !out_path.empty()) run::check_writable(out_path);  // before sampling, not after it
+      // The handlers first: check_writable's probe is a named temporary, which a signal's default action
+      // would leave behind.
       detail::InterruptHandlers handlers;
+      if (root && !out_path.empty()) run::check_writable(out_path);  // before sampling, not after it
       opt.stop = &detail::interrupt_requested();
       return detail::run_and_report(program.name, registered, root ? out_path : "", formats, quiet, [&](std::span<run::output::Writer* const> writers) {
         return run::run(config, opt, registry, writers);
@@ -446,8 +448,8 @@ int main(int argc, const char* const* argv, const run::Registry& registry, const
     }
     if (*resume) {
       if (quiet) opt.progress = false;
-      if (root) run::check_writable(resume_out);
       detail::InterruptHandlers handlers;
+      if (root) run::check_writable(resume_out);
       opt.stop = &detail::interrupt_requested();
       const std::optional<std::uint64_t> steps = steps_option->count() ? std::optional(more_steps) : std::nullopt;
       return detail::run_and_report(program.name, registered, root ? resume_out : "", formats, quiet, [&](std::span<run::output::Writer* const> writers) {
