@@ -62,7 +62,7 @@ inline void check_dimension(std::optional<Eigen::Index> dim, std::uint64_t cap, 
 /// `"init": "mode"`: θ̂ = argmin U by L-BFGS from 0 on the target's exact U and ∇U (the same search a
 /// control variate's centre takes: modules/optimize/mode.hpp), for a euclidean target with a value.
 inline Eigen::VectorXd mode_of(const TargetChoice& target, const ManifoldChoice& manifold, Eigen::Index dim) {
-  if (manifold.kind != "euclidean")
+  if (!manifold.geometry.flat)
     fail("/init", fmt::format("\"mode\": the mode search (L-BFGS) runs on euclidean space, and the manifold is {}; give a point", manifold.kind));
   if (!target.target.has_value())
     fail("/init", fmt::format("\"mode\": target '{}' has no exact value to minimise; give a point", target.kind));
@@ -152,6 +152,7 @@ inline RunConfig parse_config(const json& j, const Registry& registry, const Pla
     detail::check_dimension(c.manifold.dim(), c.max_dimension, "/manifold", "a manifold");
   } else {
     c.manifold.kind = "euclidean";
+    c.manifold.geometry.flat = true;
     c.manifold.deferred = true;  // resolved stays null: a missing dimension names /manifold
   }
   {
@@ -168,6 +169,7 @@ inline RunConfig parse_config(const json& j, const Registry& registry, const Pla
     if (!c.target.natural_dim)
       fail(c.manifold.resolved.is_null() ? "/manifold" : "/manifold/dim", "required field is missing (the target does not fix a dimension)");
     c.manifold.manifold = Euclidean(*c.target.natural_dim);
+    c.manifold.geometry.ambient = *c.target.natural_dim;
     c.manifold.resolved = {{"name", "euclidean"}, {"dim", *c.target.natural_dim}};
     c.manifold.deferred = false;
   }

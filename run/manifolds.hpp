@@ -29,8 +29,9 @@ inline ManifoldEntry euclidean_manifold() {
   return {{"euclidean"}, "R^n (dim)", [](Fields& f, const Registry&) {
             ManifoldChoice c;
             c.kind = "euclidean";
+            c.geometry.flat = true;
             c.resolved = {{"name", "euclidean"}};
-            if (f.find("dim")) c.manifold = Euclidean(detail::read_size(f, c.resolved, "dim", 1));
+            if (f.find("dim")) c.manifold = Euclidean(detail::read_size(f, c.resolved, "dim", 1)), c.geometry.ambient = c.manifold.ambient_size();
             else c.deferred = true;
             return c;
           }};
@@ -42,6 +43,8 @@ inline ManifoldEntry sphere_manifold() {
             c.kind = "sphere";
             c.resolved = {{"name", "sphere"}};
             c.manifold = Sphere(detail::read_size(f, c.resolved, "n", 2));
+            c.geometry.compact = c.geometry.unit_sphere = true;
+            c.geometry.ambient = c.manifold.ambient_size();
             return c;
           }};
 }
@@ -55,6 +58,8 @@ inline ManifoldEntry simplex_manifold() {
             const auto max_refl = f.count("max_reflections", 10000, 1);
             c.resolved["max_reflections"] = max_refl;
             c.manifold = Simplex(n, max_refl);
+            c.geometry.compact = c.geometry.simplex = true;
+            c.geometry.ambient = n;
             return c;
           }};
 }
@@ -68,6 +73,8 @@ inline ManifoldEntry stiefel_manifold() {
             if (p > n) fail(f.at("p"), fmt::format("expected p <= n = {}, got {}", n, p));
             c.manifold = Stiefel(n, p);
             c.rows = n, c.cols = p;
+            c.geometry.compact = true;
+            c.geometry.ambient = n * p;
             return c;
           }};
 }
@@ -80,14 +87,17 @@ inline ManifoldEntry product_manifold() {
             c.kind = "product";
             c.resolved = {{"name", "product"}, {"factors", json::array()}};
             std::vector<AnyManifold> list;
+            std::vector<Geometry> parts;
             for (std::size_t i = 0; i < factors.size(); ++i) {
               const std::string path = fmt::format("{}/{}", f.at("factors"), i);
               const ManifoldChoice factor = registry.parse_manifold(factors[i], path);
               if (factor.deferred) fail(path + "/dim", "required field is missing");
               list.push_back(factor.manifold);
+              parts.push_back(factor.geometry);
               c.resolved["factors"].push_back(factor.resolved);
             }
             c.manifold = DynamicProduct(std::move(list));
+            c.geometry = Geometry::product_of(std::move(parts));
             return c;
           }};
 }

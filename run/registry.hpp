@@ -28,11 +28,36 @@ namespace sgmcmc::run {
 
 class Registry;
 
+/// What a manifold is, as entries and the config parser ask it: typed facts its entry sets, never its
+/// name (a user's flat or compact manifold gets the same answers as the shipped ones).
+struct Geometry {
+  bool flat = false;         ///< its coordinates are R^n's own: coordinate-wise samplers, preconditioners, L-BFGS
+  bool compact = false;      ///< finite volume: a uniform law exists on it
+  bool simplex = false;      ///< the probability simplex (a boundary; Dirichlet-type targets, expanded-mean samplers)
+  bool unit_sphere = false;  ///< S^{n-1} in R^n
+  Eigen::Index ambient = 0;  ///< the ambient size, 0 while not known (a euclidean without dim)
+  std::vector<Geometry> factors;  ///< a product's factors, in order; empty otherwise
+
+  /// A product of factors: flat or compact when every factor is.
+  static Geometry product_of(std::vector<Geometry> parts) {
+    Geometry g;
+    g.flat = g.compact = !parts.empty();
+    for (const auto& p : parts) {
+      g.flat = g.flat && p.flat;
+      g.compact = g.compact && p.compact;
+      g.ambient += p.ambient;
+    }
+    g.factors = std::move(parts);
+    return g;
+  }
+};
+
 /// A parsed `manifold` section. `manifold` is empty while `deferred`: a euclidean manifold without
 /// `dim` (or no manifold section) takes its dimension from the target, once the target is parsed.
 struct ManifoldChoice {
   AnyManifold manifold;
-  std::string kind;  ///< the entry's canonical name: euclidean, sphere, simplex, stiefel, product, ...
+  std::string kind;  ///< the entry's canonical name, for messages and records only (entries ask `geometry`)
+  Geometry geometry; ///< what the manifold is, as typed facts
   json resolved;     ///< the section with every default filled in (for the run record)
   Eigen::Index rows = 0, cols = 0;  ///< a matrix manifold's n × p (matrix-valued target fields), else 0
   bool deferred = false;

@@ -35,7 +35,7 @@ namespace detail {
 
 /// Refuses what the Stein diagnostics cannot measure, naming the record's field.
 inline void require_stein_target(const RunConfig& c) {
-  if (targets::manifold_kind(c.manifold) != "euclidean")
+  if (!c.manifold.geometry.flat)
     fail("/config/manifold", fmt::format("the Stein diagnostics need a target on euclidean space; this run is on {} (the Stein "
                                          "operator there needs the manifold's own divergence)",
                                          c.manifold.kind));

@@ -51,6 +51,8 @@ inline sgmcmc::run::ManifoldEntry oblique_manifold() {
             c.resolved = {{"name", "oblique"}, {"n", n}, {"k", k}};
             c.manifold = oblique::Oblique(n, k);
             c.rows = n, c.cols = k;
+            c.geometry.compact = true;  // what entries ask of a manifold: typed facts (run/registry.hpp, Geometry)
+            c.geometry.ambient = n * k;
             return c;
           }};
 }
@@ -59,7 +61,7 @@ inline sgmcmc::run::ManifoldEntry oblique_manifold() {
 inline sgmcmc::run::TargetEntry columns_vmf_target() {
   return {{"columns_vmf"}, "each column of an oblique point an independent vMF(mu, kappa)",
           [](Fields& f, const sgmcmc::run::ManifoldChoice& manifold) {
-            sgmcmc::run::targets::require_manifold(f, manifold, "columns_vmf", "oblique", "the oblique manifold");
+            sgmcmc::run::targets::require_manifold(f, "columns_vmf", manifold.rows > 0 && manifold.cols > 0, "a matrix manifold", "oblique");
             const Eigen::Index n = manifold.rows, k = manifold.cols;
             ColumnsVmf p{sgmcmc::run::as_vector(f.get("mu"), f.at("mu"), n), f.number("kappa", sgmcmc::run::Range::non_negative), k};
             if (std::abs(p.mu.norm() - 1.0) > 1e-8)

@@ -183,7 +183,7 @@ inline void refuse_singular_dirichlet(Fields& f, const TargetChoice& target) {
 
 /// Requires flat space (the Riemannian samplers and the generic recipe are written in coordinates).
 inline void require_euclidean(Fields& f, const ManifoldChoice& m, const std::string& name, const char* also = "") {
-  if (m.kind != "euclidean") fail("/manifold/name", fmt::format("'{}' runs on euclidean{}", name, also));
+  if (!m.geometry.flat) fail("/manifold/name", fmt::format("'{}' runs on euclidean{}", name, also));
   (void)f;
 }
 

@@ -43,7 +43,7 @@ inline PreconditionChoice read_precondition(Fields& f, json& out, const Manifold
   PreconditionChoice p;
   const json* j = f.find("preconditioner");
   if (!j) return p;
-  if (manifold.kind != "euclidean")
+  if (!manifold.geometry.flat)
     fail(f.at("preconditioner"), fmt::format("a diagonal preconditioner rescales coordinates: '{}' takes it on euclidean only", name));
   Fields pf(*j, f.at("preconditioner"));
   p.enabled = true;

@@ -83,13 +83,13 @@ inline SamplerEntry sgrld_sampler() {
   return {{"sgrld"}, "stochastic gradient Riemannian Langevin dynamics (expanded-mean on the simplex)",
           [](Fields& f, const ManifoldChoice& manifold, const TargetChoice& target) -> SamplerChoice {
             const std::string name = f.string("name");
-            if (manifold.kind != "euclidean" && manifold.kind != "simplex")
+            if (!manifold.geometry.flat && !manifold.geometry.simplex)
               fail("/manifold/name", fmt::format("'{}' runs on euclidean or simplex (expanded-mean)", name));
             json out = {{"name", name}};
             const auto step = read_step_size(f, out);
             const auto policy = read_noise_policy(f, out);
             const auto noise = read_noise_estimate(f, out, target, false);
-            if (manifold.kind == "simplex") {
+            if (manifold.geometry.simplex) {
               f.has("metric");  // the expanded mean has its own metric, diag(θ): a metric given is ignored, as before
               return {"sgrld", out, [=](const AnyManifold&, const AnyTarget& t, Eigen::VectorXd x0, random::Stream rng) {
                         return chain_of(sgrld::ExpandedMean{step}, t, std::move(x0), rng);

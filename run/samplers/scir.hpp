@@ -23,7 +23,7 @@ struct StateJson<scir::State> {
 inline SamplerEntry scir_sampler() {
   return {{"scir"}, "stochastic CIR: exact transitions for Dirichlet-type targets on the simplex",
           [](Fields& f, const ManifoldChoice& manifold, const TargetChoice& target) {
-            if (!(manifold.kind == "simplex" && target.target.is_dirichlet_type()))
+            if (!(manifold.geometry.simplex && target.target.is_dirichlet_type()))
               fail(f.at("name"), "scir samples Dirichlet-type targets: it needs manifold simplex and target dirichlet");
             json out = {{"name", f.string("name")}};
             const auto step = read_step_size(f, out);

@@ -48,7 +48,7 @@ inline TargetEntry bnn_target() {
             } catch (const Error& e) {
               fail(f.at("data"), e.what());
             }
-            targets::require_manifold(f, manifold, name, "euclidean", "euclidean space");
+            targets::require_manifold(f, name, manifold.geometry.flat, "euclidean space", "euclidean");
             const auto hidden = f.count("hidden", 50, 1);
             const auto classes = f.count("classes", static_cast<std::uint64_t>(d.classes()), 2);
             if (classes < static_cast<std::uint64_t>(d.classes()))

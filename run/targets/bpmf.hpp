@@ -56,7 +56,7 @@ inline TargetEntry bpmf_target() {
             } catch (const Error& e) {
               fail(f.at("data"), e.what());
             }
-            targets::require_manifold(f, manifold, name, "euclidean", "euclidean space");
+            targets::require_manifold(f, name, manifold.geometry.flat, "euclidean space", "euclidean");
             const auto latent = f.count("latent", 20, 1);
             const double tau = f.number("tau", 3.0, Range::positive);
             const double lambda = f.number("prior_precision", 1.0, Range::positive);

@@ -43,14 +43,11 @@ inline Eigen::Index fixed_dim(const Fields& f, const std::string& name, const Ma
   return d;
 }
 
-/// The manifold's kind (its entry's canonical name); a deferred manifold is euclidean, the one kind
-/// that takes its dimension from the target.
-inline std::string manifold_kind(const ManifoldChoice& m) { return m.deferred ? std::string("euclidean") : m.kind; }
-
-/// A target that lives on one kind of manifold only: "vmf lives on a sphere (manifold.name = sphere)".
-inline void require_manifold(const Fields& f, const ManifoldChoice& m, const std::string& name, const std::string& kind,
-                             const std::string& where) {
-  if (manifold_kind(m) != kind) fail(f.at("name"), fmt::format("{} lives on {} (manifold.name = {})", name, where, kind));
+/// A target that needs one fact of its manifold (`holds`, read from ManifoldChoice::geometry or its
+/// shape): "vmf lives on a sphere (manifold.name = sphere)", `example` naming a shipped manifold that has it.
+inline void require_manifold(const Fields& f, const std::string& name, bool holds, const std::string& where,
+                             const std::string& example) {
+  if (!holds) fail(f.at("name"), fmt::format("{} lives on {} (manifold.name = {})", name, where, example));
 }
 
 /// The minibatch order a data target's `with_replacement` field selects (models/minibatch.hpp).

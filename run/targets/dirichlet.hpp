@@ -16,7 +16,7 @@ inline TargetEntry dirichlet_target() {
   return {{"dirichlet"}, "Dirichlet(alpha) on a simplex", [](Fields& f, const ManifoldChoice& manifold) {
             const std::string name = "dirichlet";
             const Eigen::Index dim = targets::manifold_dim(manifold);
-            targets::require_manifold(f, manifold, name, "simplex", "a simplex");
+            targets::require_manifold(f, name, manifold.geometry.simplex, "a simplex", "simplex");
             const Eigen::VectorXd alpha = as_vector(f.get("alpha"), f.at("alpha"), dim);
             if (!(alpha.array() > 0).all()) fail(f.at("alpha"), "expected positive concentrations");
             return targets::make_choice(f, name, models::Dirichlet{alpha}, json{{"name", name}, {"alpha", vector_json(alpha)}});

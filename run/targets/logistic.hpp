@@ -96,7 +96,7 @@ inline TargetChoice logistic_choice(Fields& f, const ManifoldChoice& manifold, c
   // The data first: a missing or malformed file is named before the other fields are checked.
   LogisticRows d = logistic_rows(f, shard);
   const std::string what = d.record.is_string() ? d.record.get<std::string>() : std::string("the generated data");
-  require_manifold(f, manifold, name, "euclidean", "euclidean space");
+  require_manifold(f, name, manifold.geometry.flat, "euclidean space", "euclidean");
   if (const auto dim = manifold.dim(); dim && d.rows.dim() != *dim)
     fail(f.at("data"), fmt::format("{} has {} feature columns but the manifold has {} coordinates", what, d.rows.dim(), *dim));
   const Eigen::Index own = d.rows.dim();

@@ -16,7 +16,7 @@ inline TargetEntry matrix_vmf_target() {
           [](Fields& f, const ManifoldChoice& manifold) {
             const std::string name = "matrix_vmf";
             targets::manifold_dim(manifold);  // no dimension of its own
-            targets::require_manifold(f, manifold, name, "stiefel", "a Stiefel manifold");
+            targets::require_manifold(f, name, manifold.rows > 0 && manifold.cols > 0, "a matrix manifold", "stiefel");
             const Eigen::MatrixXd F = as_matrix(f.get("F"), f.at("F"));
             if (F.rows() != manifold.rows || F.cols() != manifold.cols)
               fail(f.at("F"), fmt::format("expected an {}×{} matrix, got {}×{}", manifold.rows, manifold.cols, F.rows(), F.cols()));

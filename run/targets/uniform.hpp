@@ -13,7 +13,8 @@ inline TargetEntry uniform_target() {
           [](Fields& f, const ManifoldChoice& manifold) {
             const std::string name = "uniform";
             targets::manifold_dim(manifold);  // no dimension of its own
-            if (manifold.kind == "euclidean") fail(f.at("name"), "there is no uniform law on euclidean space");
+            if (!manifold.geometry.compact)
+              fail(f.at("name"), fmt::format("there is no uniform law on {}: it needs a compact manifold", manifold.kind));
             return targets::make_choice(f, name, models::Uniform{}, json{{"name", name}});
           }};
 }

@@ -19,7 +19,7 @@ inline TargetEntry vmf_target() {
   return {{"vmf"}, "vMF(mu, kappa) on a sphere: U = −κμᵀx", [](Fields& f, const ManifoldChoice& manifold) {
             const std::string name = "vmf";
             const Eigen::Index dim = targets::manifold_dim(manifold);
-            targets::require_manifold(f, manifold, name, "sphere", "a sphere");
+            targets::require_manifold(f, name, manifold.geometry.unit_sphere, "a sphere", "sphere");
             const Eigen::VectorXd mu = as_vector(f.get("mu"), f.at("mu"), dim);
             if (std::abs(mu.norm() - 1.0) > 1e-8) fail(f.at("mu"), fmt::format("expected a unit vector, got norm {}", mu.norm()));
             const double kappa = f.number("kappa", Range::non_negative);
@@ -33,7 +33,7 @@ inline TargetEntry vmf_mixture_target() {
           [](Fields& f, const ManifoldChoice& manifold) {
             const std::string name = "vmf_mixture";
             const Eigen::Index dim = targets::manifold_dim(manifold);
-            targets::require_manifold(f, manifold, name, "sphere", "a sphere");
+            targets::require_manifold(f, name, manifold.geometry.unit_sphere, "a sphere", "sphere");
             const json& mus = f.get("mus");
             if (!mus.is_array() || mus.empty()) fail(f.at("mus"), "expected a non-empty list of unit vectors");
             const auto k = static_cast<Eigen::Index>(mus.size());

@@ -17,12 +17,11 @@
 namespace sgmcmc::run {
 
 namespace targets {
-/// S¹ × S¹: a product of two spheres with n = 2, as its resolved record spells it.
+/// S¹ × S¹: a product of two unit circles.
 inline bool is_circle_torus(const ManifoldChoice& m) {
-  if (m.kind != "product" || !m.resolved.is_object() || !m.resolved.contains("factors")) return false;
-  const json& fs = m.resolved["factors"];
-  const auto circle = [](const json& s) { return s.is_object() && s.value("name", json()) == "sphere" && s.value("n", json()) == 2; };
-  return fs.is_array() && fs.size() == 2 && circle(fs[0]) && circle(fs[1]);
+  const auto& fs = m.geometry.factors;
+  const auto circle = [](const Geometry& g) { return g.unit_sphere && g.ambient == 2; };
+  return fs.size() == 2 && circle(fs[0]) && circle(fs[1]);
 }
 }  // namespace targets
 
