@@ -99,7 +99,7 @@ inline schedule::Temperature parse_temperature(const json& j, const std::string&
 inline void temper(TargetChoice& target, const schedule::Temperature& temperature, const std::string& path) {
   if (target.target.is_dirichlet_type())
     fail(path, fmt::format("target '{}' gives samplers its concentrations, not a gradient to scale by 1/T", target.kind));
-  if (target.resolved.value("gibbs_every", std::uint64_t{0}) > 0)
+  if (target.gradient.gibbs_every > 0)
     fail(path, fmt::format("target '{}' resamples its precisions by Gibbs steps at temperature 1; set \"gibbs_every\": 0 in "
                            "the target (fixed precisions) to temper it", target.kind));
   target.target = target.target.tempered(temperature);
@@ -177,9 +177,7 @@ inline RunConfig parse_config(const json& j, const Registry& registry, const Pla
   c.burn_in = f.count("burn_in", 0, 0);
   c.thin = f.count("thin", 1, 1);
   {
-    json section = f.get("sampler");
-    with_run_length(section, c.steps, c.burn_in);
-    Fields s(section, "/sampler");
+    Fields s(f.get("sampler"), "/sampler");
     const std::string name = s.string("name");
     json resolved_temperature;
     if (const json* t = s.find("temperature")) {
@@ -187,15 +185,14 @@ inline RunConfig parse_config(const json& j, const Registry& registry, const Pla
       if (temperature.to != 1.0 || temperature.varies()) detail::temper(c.target, temperature, s.at("temperature"));
       else resolved_temperature = nullptr;  // T = 1: the record reads as if none was given
     }
-    c.sampler = registry.sampler(name, s.at("name")).parse(s, c.manifold, c.target);
+    c.sampler = registry.sampler(name, s.at("name")).parse(s, c.manifold, c.target, RunLength{c.steps, c.burn_in});
     s.finish();
     if (!resolved_temperature.is_null()) c.sampler.resolved["temperature"] = resolved_temperature;
     c.retention = Retention{c.burn_in, c.thin};
     // A cyclical schedule's exploration stages keep no draw (cSG-MCMC: draws only while sampling).
-    if (const json& h = c.sampler.resolved.value("step_size", json()); h.is_object() && h.value("schedule", json()) == "cyclical") {
-      const schedule::StepSize cyclical = parse_step_size(h, "/sampler/step_size");
-      c.retention.cycle = cyclical.cycle;
-      c.retention.explore_steps = cyclical.explore_steps();
+    if (const schedule::StepSize& h = c.sampler.step_size; h.kind == schedule::StepSize::Kind::cyclical) {
+      c.retention.cycle = h.cycle;
+      c.retention.explore_steps = h.explore_steps();
     }
   }
   const Eigen::Index dim = c.manifold.manifold.ambient_size();
@@ -208,8 +205,7 @@ inline RunConfig parse_config(const json& j, const Registry& registry, const Pla
     fail(f.at("log_density"), fmt::format("target '{}' has no exact log density to record", c.target.kind));
   json resolved_init;
   if (const json* init = f.find("init")) {
-    auto check_point = [&](const json& p, const std::string& path) {
-      Eigen::VectorXd x = as_vector(p, path, dim);
+    auto on_manifold = [&](Eigen::VectorXd x, const std::string& path) {
       const double off = c.manifold.manifold.distance_to(x);
       if (!(off <= 1e-8)) fail(path, fmt::format("point is off the manifold (distance {:.3g})", off));
       return x;
@@ -221,12 +217,12 @@ inline RunConfig parse_config(const json& j, const Registry& registry, const Pla
       if (*init != "centre" && *init != "mode")
         fail("/init", fmt::format("expected a point, a list of one point per chain, \"centre\" or \"mode\", got \"{}\"",
                                   printable(init->get<std::string>())));
-      const std::string estimator = c.target.resolved.is_object() ? c.target.resolved.value("estimator", std::string("none")) : "none";
-      if (estimator == "control_variate") {
-        c.init.assign(c.chains, check_point(c.target.resolved.at("centre"), "/init"));  // a mode already (or the given centre)
+      if (const auto& centre = c.target.gradient.centre) {
+        c.init.assign(c.chains, on_manifold(*centre, "/init"));  // a mode already (or the given centre)
       } else if (*init == "centre") {
         fail("/init", fmt::format("\"centre\" starts the chains at the control variate's centre: it needs target.estimator "
-                                  "\"control_variate\" (estimator is {}); use \"mode\", or give a point", estimator));
+                                  "\"control_variate\" (estimator is {}); use \"mode\", or give a point",
+                                  name_of(c.target.gradient.estimator)));
       } else {
         c.init.assign(c.chains, detail::mode_of(c.target, c.manifold, dim));
         resolved_init = vector_json(c.init.front());  // the record keeps the point: no search again on resume
@@ -234,9 +230,12 @@ inline RunConfig parse_config(const json& j, const Registry& registry, const Pla
     } else if (init->is_array() && !init->empty() && (*init)[0].is_array()) {
       if (init->size() != c.chains)
         fail("/init", fmt::format("expected one point per chain ({}), got {}", c.chains, init->size()));
-      for (std::size_t i = 0; i < init->size(); ++i) c.init.push_back(check_point((*init)[i], fmt::format("/init/{}", i)));
+      for (std::size_t i = 0; i < init->size(); ++i) {
+        const std::string path = fmt::format("/init/{}", i);
+        c.init.push_back(on_manifold(as_vector((*init)[i], path, dim), path));
+      }
     } else {
-      const Eigen::VectorXd x = check_point(*init, "/init");
+      const Eigen::VectorXd x = on_manifold(as_vector(*init, "/init", dim), "/init");
       c.init.assign(c.chains, x);
     }
   }

@@ -19,6 +19,7 @@
 
 #include <sgmcmc/manifolds/any_manifold.hpp>
 #include <sgmcmc/modules/random/stream.hpp>
+#include <sgmcmc/modules/schedule/step_size.hpp>
 #include <sgmcmc/run/any_chain.hpp>
 #include <sgmcmc/run/any_target.hpp>
 #include <sgmcmc/run/distributed/transport.hpp>
@@ -68,20 +69,63 @@ struct ManifoldChoice {
   }
 };
 
+/// How a target forms the gradient a sampler sees, as sampler entries, the config parser and the
+/// diagnostics ask it: typed facts its entry sets, never its JSON (a user's data target states what it
+/// is rather than inheriting a default through a missing field).
+struct GradientFacts {
+  enum class Estimator { exact, minibatch, control_variate, svrg, saga };
+  Estimator estimator = Estimator::exact;  ///< exact: the full gradient (the analytic targets)
+  /// false when an epoch's minibatches are drawn without replacement: their errors sum to zero over the
+  /// epoch, so a correction for independent batch noise (noise_estimate, AMAGOLD's test) does not hold.
+  bool independent_batches = true;
+  double added_noise_sd = 0.0;        ///< `grad_noise` σ: AnyTarget adds N(0, σ²I) to every gradient
+  std::uint64_t gibbs_every = 0;      ///< > 0: prior precisions resampled by Gibbs steps, at temperature 1
+  std::optional<Eigen::VectorXd> centre = {};  ///< a control variate's centre θ̂
+
+  /// SVRG's snapshot and SAGA's table make the gradient's error depend on the chain's past.
+  bool depends_on_past() const { return estimator == Estimator::svrg || estimator == Estimator::saga; }
+};
+
+/// The estimator's name in configs and messages.
+constexpr const char* name_of(GradientFacts::Estimator e) {
+  using E = GradientFacts::Estimator;
+  switch (e) {
+    case E::exact: return "exact";
+    case E::minibatch: return "minibatch";
+    case E::control_variate: return "control_variate";
+    case E::svrg: return "svrg";
+    case E::saga: return "saga";
+  }
+  return "?";
+}
+
 /// A parsed `target` section.
 struct TargetChoice {
   AnyTarget target;
-  std::string kind;                        ///< the entry's canonical name
-  json resolved;                           ///< the section with defaults filled in
+  std::string kind;                        ///< the entry's canonical name, for messages and records only
+  json resolved;                           ///< the section with defaults filled in (for the run record)
   std::optional<Eigen::Index> natural_dim; ///< the dimension the target fixes by itself (data, a mean), if any
   std::optional<std::uint64_t> examples;   ///< a data target's N (all shards'): its gradient is a sum over N examples
+  GradientFacts gradient = {};             ///< how its stochastic gradient is formed
+};
+
+/// A Langevin-type step's noise balance, for a sampler that injects N(0, 2Ch) noise per step with a
+/// scalar friction C (SGLD: C = 1), a constant step h and no preconditioner, less the noise estimate V̂:
+/// the Stein report's excess temperature h(V̄ − V̂)/(2C) (MATH.md §9) needs exactly these.
+struct NoiseBalance {
+  double step_size = 0.0;
+  double friction = 1.0;
+  double noise_estimate = 0.0;
 };
 
 /// A parsed `sampler` section: the run record's section and a builder of chain i.
 struct SamplerChoice {
-  std::string kind;  ///< the entry's canonical name (the record keeps the name the config gave)
-  json resolved;
+  std::string kind;  ///< the entry's canonical name, for messages and records only (the record keeps the name the config gave)
+  json resolved;     ///< the section with defaults filled in (for the run record)
   std::function<std::unique_ptr<AnyChain>(const AnyManifold&, const AnyTarget&, Eigen::VectorXd x0, random::Stream rng)> build;
+  /// Typed facts for the run loop and the diagnostics, never read back from `resolved`:
+  schedule::StepSize step_size = {};          ///< a cyclical schedule's exploration stages keep no draw
+  std::optional<NoiseBalance> noise_balance = {};  ///< set where the definition above holds
 };
 
 struct ManifoldEntry {
@@ -103,12 +147,20 @@ struct TargetEntry {
   std::function<TargetChoice(Fields& f, const ManifoldChoice& manifold, const distributed::Shard& shard)> parse_sharded = {};
 };
 
+/// The run's length, which a sampler section may depend on: a cyclical schedule's `cycles` M and a
+/// `"diagonal"` preconditioner (estimated during burn-in) become what runs — a cycle length, a number
+/// of adaptation steps — in the sampler's own record section, so a run resumed for more steps keeps them.
+struct RunLength {
+  std::uint64_t steps = 0;
+  std::uint64_t burn_in = 0;
+};
+
 struct SamplerEntry {
   std::vector<std::string> names;
   std::string summary;
-  /// Parses the section for the chosen manifold and target, rejecting combinations it cannot run
-  /// (with the path of the field to change).
-  std::function<SamplerChoice(Fields& f, const ManifoldChoice& manifold, const TargetChoice& target)> parse;
+  /// Parses the section for the chosen manifold and target and the run's length, rejecting
+  /// combinations it cannot run (with the path of the field to change).
+  std::function<SamplerChoice(Fields& f, const ManifoldChoice& manifold, const TargetChoice& target, const RunLength& run)> parse;
 };
 
 class Registry {

@@ -41,7 +41,7 @@ inline void require_stein_target(const RunConfig& c) {
                                          c.manifold.kind));
   if (!c.target.target.has_value())
     fail("/config/target/name", fmt::format("target '{}' has no exact gradient for the draws' scores", c.target.kind));
-  if (c.target.resolved.value("gibbs_every", std::uint64_t{0}) > 0)
+  if (c.target.gradient.gibbs_every > 0)
     fail("/config/target/gibbs_every", "the Gibbs step redraws the prior precisions: θ has no fixed target score to measure against");
 }
 
@@ -85,14 +85,13 @@ inline double gradient_noise_at(const AnyTarget& target, const Eigen::VectorXd& 
 }
 
 /// Each chain's gradient noise at its draws: V̄, the mean over draws of gradient_noise_at, and, where the
-/// record says how the sampler injects noise (sgld, or sghmc with a scalar friction; a constant step h;
-/// no preconditioner), the share of the step's variance the gradient noise adds beyond the correction,
+/// sampler states its noise balance (SamplerChoice::noise_balance: sgld, or sghmc with a scalar friction;
+/// a constant step h; no preconditioner), the share of the step's variance the gradient noise adds beyond the correction,
 /// h(V̄ − V̂)/(2C) (C = 1 for SGLD; V̂ the config's noise_estimate): SGHMC's predicted excess kinetic
 /// temperature (MATH.md §9), SGLD's relative excess variance per step. Only for estimators whose noise
 /// does not depend on the chain's past (minibatch, control_variate); null otherwise.
 inline json gradient_noise_report(const RunConfig& c, const Eigen::MatrixXd& draws, std::size_t chain) {
-  const std::string estimator = c.target.resolved.value("estimator", std::string("minibatch"));
-  if (estimator == "svrg" || estimator == "saga") return nullptr;
+  if (c.target.gradient.depends_on_past()) return nullptr;
   const Eigen::MatrixXd at = every_kth(draws, gradient_noise_draws);
   Eigen::VectorXd x(draws.rows()), g, mean, m2;
   double sum = 0;
@@ -103,15 +102,8 @@ inline json gradient_noise_report(const RunConfig& c, const Eigen::MatrixXd& dra
   }
   const double variance = sum / static_cast<double>(at.cols());
   json out = {{"variance", variance}, {"draws", at.cols()}, {"batches", gradient_noise_batches}};
-  const json& smp = c.sampler.resolved;
-  const std::string name = smp.value("name", std::string());
-  double friction = 0;
-  if (name == "sgld") friction = 1;
-  else if ((name == "sghmc" || name == "sggmc") && smp.contains("friction") && smp["friction"].is_number()) friction = smp["friction"].get<double>();
-  const json h = smp.value("step_size", json());
-  const json v_hat = smp.value("noise_estimate", json(0.0));
-  if (friction > 0 && h.is_number() && v_hat.is_number() && !smp.contains("preconditioner"))
-    out["excess_temperature"] = h.get<double>() * (variance - v_hat.get<double>()) / (2 * friction);
+  if (const auto& b = c.sampler.noise_balance)
+    out["excess_temperature"] = b->step_size * (variance - b->noise_estimate) / (2 * b->friction);
   return out;
 }
 

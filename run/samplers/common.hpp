@@ -17,9 +17,12 @@
 namespace sgmcmc::run {
 
 /// step_size: a positive number, {"schedule": "polynomial", "a": ..., "b": ..., "gamma": ...}, or
-/// {"schedule": "cyclical", "a": h0, "cycle": L, "explore": β} (a config's `cycles` M becomes L = ⌈K/M⌉
-/// before this: with_run_length). `explore` > 0 only where the sampler can take noise-free steps.
-inline schedule::StepSize parse_step_size(const json& j, const std::string& path, const char* sampler_name = nullptr) {
+/// {"schedule": "cyclical", "a": h0, "cycle": L, "explore": β} — or, in place of the cycle length, the
+/// number of cycles `cycles` M over the run's K steps, which becomes L = ⌈K/M⌉ (cSG-MCMC Eq. 1) and is
+/// recorded as L, so a run resumed for more steps keeps its cycle. `explore` > 0 only where the sampler
+/// can take noise-free steps (`sampler_name` null).
+inline schedule::StepSize parse_step_size(const json& j, const std::string& path, const RunLength& run,
+                                          const char* sampler_name = nullptr) {
   if (j.is_number()) return schedule::StepSize::constant(as_number(j, path, Range::positive));
   Fields f(j, path);
   const std::string kind = f.string("schedule");
@@ -31,10 +34,15 @@ inline schedule::StepSize parse_step_size(const json& j, const std::string& path
                                        f.number("gamma", 0.55, Range::non_negative));
   } else if (kind == "cyclical") {
     const double a = f.number("a", Range::positive);
-    if (f.find("cycles") && !f.find("cycle"))
-      fail(f.at("cycles"), "cycles M needs the run's steps K (L = ⌈K/M⌉): give the config's \"steps\", or the cycle length \"cycle\"");
-    const std::uint64_t cycle = f.count("cycle", 1);
-    if (f.find("cycles")) (void)f.count("cycles", 1);  // recorded from the config; L is what runs
+    std::uint64_t cycle = 0;
+    if (f.find("cycle")) {
+      cycle = f.count("cycle", 1);
+      if (f.find("cycles")) (void)f.count("cycles", 1);  // a record written before cycles became cycle in place
+    } else {
+      const std::uint64_t m = f.count("cycles", 1);
+      if (run.steps > 0 && m > run.steps) fail(f.at("cycles"), fmt::format("{} cycles in a run of {} steps", m, run.steps));
+      cycle = run.steps == 0 ? 1 : (run.steps + m - 1) / m;
+    }
     const double explore = f.number("explore", 0.0, Range::non_negative);
     if (explore >= 1) fail(f.at("explore"), fmt::format("expected a fraction in [0, 1), got {}", explore));
     if (explore > 0 && sampler_name)
@@ -63,43 +71,12 @@ inline json step_size_json(const schedule::StepSize& s) {
 enum class Exploration { refused, supported };
 
 /// Reads the required `step_size` into `out`'s record section.
-inline schedule::StepSize read_step_size(Fields& f, json& out, Exploration e = Exploration::refused) {
+inline schedule::StepSize read_step_size(Fields& f, json& out, const RunLength& run, Exploration e = Exploration::refused) {
   const std::string name = printable(f.string("name"));
   const schedule::StepSize s =
-      parse_step_size(f.get("step_size"), f.at("step_size"), e == Exploration::supported ? nullptr : name.c_str());
+      parse_step_size(f.get("step_size"), f.at("step_size"), run, e == Exploration::supported ? nullptr : name.c_str());
   out["step_size"] = step_size_json(s);
   return s;
-}
-
-/// The parts of a sampler section that depend on the run's length, made explicit before the section is
-/// parsed, so that the record (and a run resumed for more steps) keeps what ran:
-/// - a cyclical step size's `cycles` M becomes its cycle length `cycle` L = ⌈K/M⌉ over the run's K
-///   steps (cSG-MCMC Eq. 1);
-/// - `"preconditioner": "diagonal"` becomes `{"adapt_steps": burn_in}` (estimated during burn-in:
-///   run/samplers/preconditioned.hpp), and `"none"` is dropped.
-inline void with_run_length(json& sampler, std::uint64_t steps, std::uint64_t burn_in) {
-  if (!sampler.is_object()) return;
-  if (auto p = sampler.find("preconditioner"); p != sampler.end() && p->is_string()) {
-    if (*p == "none") {
-      sampler.erase(p);
-    } else if (*p == "diagonal") {
-      if (burn_in < 2)
-        fail("/sampler/preconditioner", fmt::format("the diagonal preconditioner is estimated during burn-in, and burn_in is {}: set "
-                                                    "\"burn_in\" (e.g. a tenth of the steps), or give {{\"adapt_steps\": K}} or "
-                                                    "{{\"scale\": [...]}}", burn_in));
-      *p = json{{"adapt_steps", burn_in}};
-    } else {
-      fail("/sampler/preconditioner", fmt::format("expected \"none\", \"diagonal\", {{\"adapt_steps\": K}} or {{\"scale\": [...]}}, got {}",
-                                                  describe(*p)));
-    }
-  }
-  auto s = sampler.find("step_size");
-  if (s == sampler.end() || !s->is_object() || !s->contains("cycles") || s->contains("cycle") ||
-      s->value("schedule", json()) != "cyclical")
-    return;
-  const std::uint64_t m = as_count((*s)["cycles"], "/sampler/step_size/cycles", 1);
-  if (steps > 0 && m > steps) fail("/sampler/step_size/cycles", fmt::format("{} cycles in a run of {} steps", m, steps));
-  (*s)["cycle"] = steps == 0 ? std::uint64_t{1} : (steps + m - 1) / m;
 }
 
 /// The splitting scheme (`scheme`, default aboba).
@@ -122,9 +99,8 @@ inline splitting::StageList read_scheme(Fields& f, json& out) {
 /// `grad_noise` σ is independent from step to step, so a number up to σ² is still accepted for it.
 inline void require_independent_batches(const std::string& path, const TargetChoice& target, double value,
                                         bool empirical_fisher) {
-  const json& t = target.resolved;
-  if (!t.contains("with_replacement") || t["with_replacement"].get<bool>()) return;
-  const double sigma = t.value("grad_noise", 0.0);
+  if (target.gradient.independent_batches) return;
+  const double sigma = target.gradient.added_noise_sd;
   if (!empirical_fisher && value <= sigma * sigma) return;
   fail(path, fmt::format("{} with minibatches drawn without replacement (/target/with_replacement is false): "
                          "the batches of an epoch are negatively correlated, so the gradient noise the chain "
@@ -149,15 +125,14 @@ inline NoiseEstimate read_noise_estimate(Fields& f, json& out, const TargetChoic
     if (*v != "empirical_fisher" || !fisher_allowed)
       fail(f.at("noise_estimate"),
            fmt::format("expected a number >= 0{}, got {}", fisher_allowed ? " or \"empirical_fisher\"" : "", describe(*v)));
-    const std::string estimator = target.resolved.value("estimator", std::string("minibatch"));
-    if (estimator != "minibatch")
+    if (const auto e = target.gradient.estimator; e != GradientFacts::Estimator::minibatch && e != GradientFacts::Estimator::exact)
       fail(f.at("noise_estimate"), fmt::format("empirical_fisher measures the plain minibatch gradient's spread, and target '{}' uses "
                                                "the {} estimator (give a number instead, or estimator minibatch)",
-                                               target.resolved["name"].get<std::string>(), estimator));
+                                               target.kind, name_of(e)));
     if (!target.target.has_noise_estimate())
       fail(f.at("noise_estimate"), fmt::format("empirical_fisher needs a minibatch target with per-example gradients; "
                                                "target '{}' has none (give a number instead)",
-                                               target.resolved["name"].get<std::string>()));
+                                               target.kind));
     n.empirical_fisher = true;
     require_independent_batches(f.at("noise_estimate"), target, 0.0, true);
     out["noise_estimate"] = "empirical_fisher";

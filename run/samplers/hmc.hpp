@@ -19,29 +19,29 @@ struct StateJson<hmc::State> {
 /// {"name": "hmc" | "gmc", "step_size": h, "leapfrog_steps": L (default 10)}
 inline SamplerEntry hmc_sampler() {
   return {{"hmc", "gmc"}, "HMC with Metropolis–Hastings (geodesic Monte Carlo on a manifold): the exact reference",
-          [](Fields& f, const ManifoldChoice&, const TargetChoice& target) {
+          [](Fields& f, const ManifoldChoice&, const TargetChoice& target, const RunLength& run) {
             json out = {{"name", f.string("name")}};
             if (!target.target.has_value())
               fail(f.at("name"), fmt::format("hmc needs the target's exact value and gradient; target '{}' has none "
-                                             "(use a stochastic-gradient sampler)", target.resolved["name"].get<std::string>()));
-            const auto step = read_step_size(f, out);
+                                             "(use a stochastic-gradient sampler)", target.kind));
+            const auto step = read_step_size(f, out, run);
             const auto leapfrog = f.count("leapfrog_steps", 10, 1);
             if (leapfrog > 1'000'000) fail(f.at("leapfrog_steps"), fmt::format("expected at most 1000000, got {}", leapfrog));
             out["leapfrog_steps"] = leapfrog;
             return SamplerChoice{"hmc", out, [=](const AnyManifold& m, const AnyTarget& t, Eigen::VectorXd x0, random::Stream rng) {
                                    return chain_of(hmc::Sampler<AnyManifold>{m, step, static_cast<int>(leapfrog), hmc::Gradient::exact, true},
                                                    t, std::move(x0), rng);
-                                 }};
+                                 }, step};
           }};
 }
 
 /// {"name": "naive_sghmc", "step_size": h, "leapfrog_steps": L (default 50), "mh": false}
 inline SamplerEntry naive_sghmc_sampler() {
   return {{"naive_sghmc"}, "naive stochastic-gradient HMC (the SGHMC paper's counter-example)",
-          [](Fields& f, const ManifoldChoice&, const TargetChoice& target) {
+          [](Fields& f, const ManifoldChoice&, const TargetChoice& target, const RunLength& run) {
             refuse_singular_dirichlet(f, target);
             json out = {{"name", f.string("name")}};
-            const auto step = read_step_size(f, out);
+            const auto step = read_step_size(f, out, run);
             const auto leapfrog = f.count("leapfrog_steps", 50, 1);
             if (leapfrog > 1'000'000) fail(f.at("leapfrog_steps"), fmt::format("expected at most 1000000, got {}", leapfrog));
             const bool mh = f.boolean("mh", false);
@@ -50,7 +50,7 @@ inline SamplerEntry naive_sghmc_sampler() {
             return SamplerChoice{"naive_sghmc", out, [=](const AnyManifold& m, const AnyTarget& t, Eigen::VectorXd x0, random::Stream rng) {
                                    return chain_of(hmc::Sampler<AnyManifold>{m, step, static_cast<int>(leapfrog), hmc::Gradient::stochastic, mh},
                                                    t, std::move(x0), rng);
-                                 }};
+                                 }, step};
           }};
 }
 

@@ -39,14 +39,29 @@ struct PreconditionChoice {
   Eigen::VectorXd scale;  ///< given; empty when estimated
 };
 
-inline PreconditionChoice read_precondition(Fields& f, json& out, const ManifoldChoice& manifold, const std::string& name) {
+/// `preconditioner`: "none" (the default), "diagonal" (estimated during the run's burn-in: {"adapt_steps":
+/// burn_in}), {"adapt_steps": K} or {"scale": [...]}; recorded as the object that runs.
+inline PreconditionChoice read_precondition(Fields& f, json& out, const ManifoldChoice& manifold, const std::string& name,
+                                            const RunLength& run) {
   PreconditionChoice p;
   const json* j = f.find("preconditioner");
-  if (!j) return p;
+  if (!j || (j->is_string() && *j == "none")) return p;
   if (!manifold.geometry.flat)
     fail(f.at("preconditioner"), fmt::format("a diagonal preconditioner rescales coordinates: '{}' takes it on euclidean only", name));
-  Fields pf(*j, f.at("preconditioner"));
   p.enabled = true;
+  if (j->is_string() && *j == "diagonal") {
+    if (run.burn_in < 2)
+      fail(f.at("preconditioner"), fmt::format("the diagonal preconditioner is estimated during burn-in, and burn_in is {}: set "
+                                               "\"burn_in\" (e.g. a tenth of the steps), or give {{\"adapt_steps\": K}} or "
+                                               "{{\"scale\": [...]}}", run.burn_in));
+    p.adapt_steps = run.burn_in;
+    out["preconditioner"] = {{"adapt_steps", p.adapt_steps}};
+    return p;
+  }
+  if (!j->is_object())
+    fail(f.at("preconditioner"), fmt::format("expected \"none\", \"diagonal\", {{\"adapt_steps\": K}} or {{\"scale\": [...]}}, got {}",
+                                             describe(*j)));
+  Fields pf(*j, f.at("preconditioner"));
   if (const json* s = pf.find("scale")) {
     if (pf.find("adapt_steps")) fail(pf.at("adapt_steps"), "give either adapt_steps or scale, not both");
     p.scale = as_vector(*s, pf.at("scale"), manifold.dim().value_or(-1));

@@ -29,10 +29,10 @@ struct StateJson<psgld::State> {
 /// docs/benchmarks.md, "Preconditioning"); 10⁻⁵ on any other target.
 inline SamplerEntry psgld_sampler() {
   return {{"psgld"}, "preconditioned SGLD (RMSprop diagonal preconditioner) on euclidean",
-          [](Fields& f, const ManifoldChoice& manifold, const TargetChoice& target) {
+          [](Fields& f, const ManifoldChoice& manifold, const TargetChoice& target, const RunLength& run) {
             require_euclidean(f, manifold, "psgld");
             json out = {{"name", f.string("name")}};
-            const auto step = read_step_size(f, out, Exploration::supported);
+            const auto step = read_step_size(f, out, run, Exploration::supported);
             const double alpha = f.number("alpha", 0.99, Range::non_negative);
             if (alpha >= 1) fail(f.at("alpha"), fmt::format("expected a number in [0, 1), got {}", alpha));
             const double lambda = f.number("lambda", 1e-5 * static_cast<double>(target.examples.value_or(1)), Range::positive);
@@ -41,7 +41,7 @@ inline SamplerEntry psgld_sampler() {
             out.update({{"alpha", alpha}, {"lambda", lambda}, {"adapt_steps", adapt}, {"gamma_term", gamma_term}});
             return SamplerChoice{"psgld", out, [=](const AnyManifold& m, const AnyTarget& t, Eigen::VectorXd x0, random::Stream rng) {
                                    return chain_of(psgld::Sampler{m.ambient_size(), step, alpha, lambda, adapt, gamma_term}, t, std::move(x0), rng);
-                                 }};
+                                 }, step};
           }};
 }
 

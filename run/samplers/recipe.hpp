@@ -28,11 +28,11 @@ struct StateJson<recipe::State> {
 ///  "noise_estimate": B̂ (a matrix over z), "scheme": euler | semi_implicit, "thermostat_a": A, "noise_policy": ...}
 inline SamplerEntry recipe_sampler() {
   return {{"recipe"}, "the complete recipe with constant D(z), Q(z) over z",
-          [](Fields& f, const ManifoldChoice& manifold, const TargetChoice& target) -> SamplerChoice {
+          [](Fields& f, const ManifoldChoice& manifold, const TargetChoice& target, const RunLength& run) -> SamplerChoice {
             const std::string name = f.string("name");
             require_euclidean(f, manifold, name);
             json out = {{"name", name}};
-            const auto step = read_step_size(f, out);
+            const auto step = read_step_size(f, out, run);
             const auto policy = read_noise_policy(f, out);
             const auto scheme = read_recipe_scheme(f, out);
             const std::string aug = f.string("augment", "none");
@@ -67,7 +67,7 @@ inline SamplerEntry recipe_sampler() {
             return {"recipe", out, [=](const AnyManifold&, const AnyTarget& t, Eigen::VectorXd x0, random::Stream rng) {
                       return chain_of(recipe::Sampler<recipe::Constant>{{D, Q}, augment, step, noise, policy, scheme, thermostat_a}, t,
                                       std::move(x0), rng);
-                    }};
+                    }, step};
           }};
 }
 

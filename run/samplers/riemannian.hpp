@@ -68,6 +68,18 @@ inline recipe::Scheme read_recipe_scheme(Fields& f, json& out) {
   if (sch != "euler") fail(f.at("scheme"), fmt::format("expected \"euler\" or \"semi_implicit\", got \"{}\"", printable(sch)));
   return recipe::Scheme::euler;
 }
+/// The expanded-mean SGRLD on the simplex (Patterson & Teh 2013, Eq. 10) has its own metric diag(θ) and
+/// samples its Gamma-augmented coordinates without a noise correction or a clipped D: a `metric`, a
+/// `noise_estimate` or a `noise_policy` would be ignored there, so each is refused, except the values
+/// that mean "none" (noise_estimate 0, noise_policy "error"), which records written before this
+/// check hold.
+inline void refuse_expanded_mean_fields(Fields& f) {
+  const char* why = "the expanded-mean SGRLD on the simplex has its own metric diag(θ) and no noise correction "
+                    "(Patterson & Teh 2013): leave the field out";
+  if (f.find("metric")) fail(f.at("metric"), why);
+  if (const json* v = f.find("noise_estimate"); v && !(v->is_number() && v->get<double>() == 0.0)) fail(f.at("noise_estimate"), why);
+  if (const json* v = f.find("noise_policy"); v && !(v->is_string() && *v == "error")) fail(f.at("noise_policy"), why);
+}
 /// The metric (default level_set) for a Riemannian sampler on euclidean space.
 inline AnyMetric read_metric(Fields& f, json& out, const ManifoldChoice& manifold) {
   const json metric = f.has("metric") ? f.get("metric") : json{{"name", "level_set"}};
@@ -81,24 +93,24 @@ inline AnyMetric read_metric(Fields& f, json& out, const ManifoldChoice& manifol
 /// the expanded-mean parametrisation (the record reports π).
 inline SamplerEntry sgrld_sampler() {
   return {{"sgrld"}, "stochastic gradient Riemannian Langevin dynamics (expanded-mean on the simplex)",
-          [](Fields& f, const ManifoldChoice& manifold, const TargetChoice& target) -> SamplerChoice {
+          [](Fields& f, const ManifoldChoice& manifold, const TargetChoice& target, const RunLength& run) -> SamplerChoice {
             const std::string name = f.string("name");
             if (!manifold.geometry.flat && !manifold.geometry.simplex)
               fail("/manifold/name", fmt::format("'{}' runs on euclidean or simplex (expanded-mean)", name));
             json out = {{"name", name}};
-            const auto step = read_step_size(f, out);
-            const auto policy = read_noise_policy(f, out);
-            const auto noise = read_noise_estimate(f, out, target, false);
+            const auto step = read_step_size(f, out, run);
             if (manifold.geometry.simplex) {
-              f.has("metric");  // the expanded mean has its own metric, diag(θ): a metric given is ignored, as before
+              refuse_expanded_mean_fields(f);
               return {"sgrld", out, [=](const AnyManifold&, const AnyTarget& t, Eigen::VectorXd x0, random::Stream rng) {
                         return chain_of(sgrld::ExpandedMean{step}, t, std::move(x0), rng);
-                      }};
+                      }, step};
             }
+            const auto policy = read_noise_policy(f, out);
+            const auto noise = read_noise_estimate(f, out, target, false);
             const AnyMetric metric = read_metric(f, out, manifold);
             return {"sgrld", out, [=](const AnyManifold&, const AnyTarget& t, Eigen::VectorXd x0, random::Stream rng) {
                       return chain_of(sgrld::Sampler<AnyMetric>{metric, step, noise.value, policy}, t, std::move(x0), rng);
-                    }};
+                    }, step};
           }};
 }
 
@@ -107,11 +119,11 @@ inline SamplerEntry sgrld_sampler() {
 inline SamplerEntry sgrhmc_sampler(bool naive) {
   return {{naive ? "naive_sgrhmc" : "sgrhmc"},
           naive ? "SGRHMC without Γ (the complete recipe's counter-example)" : "generalised stochastic gradient Riemannian HMC",
-          [naive](Fields& f, const ManifoldChoice& manifold, const TargetChoice& target) -> SamplerChoice {
+          [naive](Fields& f, const ManifoldChoice& manifold, const TargetChoice& target, const RunLength& run) -> SamplerChoice {
             const std::string name = f.string("name");
             require_euclidean(f, manifold, name);
             json out = {{"name", name}};
-            const auto step = read_step_size(f, out);
+            const auto step = read_step_size(f, out, run);
             const auto policy = read_noise_policy(f, out);
             const auto scheme = read_recipe_scheme(f, out);
             const auto noise = read_noise_estimate(f, out, target, false);
@@ -120,7 +132,7 @@ inline SamplerEntry sgrhmc_sampler(bool naive) {
             return {naive ? "naive_sgrhmc" : "sgrhmc", out,
                     [=](const AnyManifold&, const AnyTarget& t, Eigen::VectorXd x0, random::Stream rng) {
                       return chain_of(sgrhmc::Sampler<AnyMetric>{metric, step, variant, noise.value, scheme, policy}, t, std::move(x0), rng);
-                    }};
+                    }, step};
           }};
 }
 

@@ -22,14 +22,14 @@ struct StateJson<scir::State> {
 /// {"name": "scir", "step_size": h}: manifold simplex, a Dirichlet-type target.
 inline SamplerEntry scir_sampler() {
   return {{"scir"}, "stochastic CIR: exact transitions for Dirichlet-type targets on the simplex",
-          [](Fields& f, const ManifoldChoice& manifold, const TargetChoice& target) {
+          [](Fields& f, const ManifoldChoice& manifold, const TargetChoice& target, const RunLength& run) {
             if (!(manifold.geometry.simplex && target.target.is_dirichlet_type()))
               fail(f.at("name"), "scir samples Dirichlet-type targets: it needs manifold simplex and target dirichlet");
             json out = {{"name", f.string("name")}};
-            const auto step = read_step_size(f, out);
+            const auto step = read_step_size(f, out, run);
             return SamplerChoice{"scir", out, [=](const AnyManifold& m, const AnyTarget& t, Eigen::VectorXd x0, random::Stream rng) {
                                    return chain_of(scir::Sampler{m.ambient_size(), step}, t, std::move(x0), rng);
-                                 }};
+                                 }, step};
           }};
 }
 

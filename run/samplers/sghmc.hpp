@@ -12,7 +12,7 @@ namespace sgmcmc::run {
 ///  | "empirical_fisher", "scheme": aboba | baoab | obabo | euler}, or learning_rate/momentum_decay/beta_hat.
 inline SamplerEntry sghmc_sampler() {
   return {{"sghmc", "sggmc"}, "stochastic gradient HMC (SGGMC on a manifold)",
-          [](Fields& f, const ManifoldChoice& manifold, const TargetChoice& target) {
+          [](Fields& f, const ManifoldChoice& manifold, const TargetChoice& target, const RunLength& run) {
             refuse_singular_dirichlet(f, target);
             json out = {{"name", f.string("name")}};
             schedule::StepSize step;
@@ -35,7 +35,7 @@ inline SamplerEntry sghmc_sampler() {
               require_independent_batches(f.at("beta_hat"), target, noise.value, false);
               out.update({{"learning_rate", eta}, {"momentum_decay", alpha}, {"beta_hat", beta}});
             } else {
-              step = read_step_size(f, out, Exploration::supported);
+              step = read_step_size(f, out, run, Exploration::supported);
               noise = read_noise_estimate(f, out, target, true);
               if (const json* c = f.find("friction")) {
                 if (c->is_array()) {
@@ -53,13 +53,16 @@ inline SamplerEntry sghmc_sampler() {
               }
             }
             const auto scheme = read_scheme(f, out);
-            const auto pre = read_precondition(f, out, manifold, "sghmc");
+            const auto pre = read_precondition(f, out, manifold, "sghmc", run);
             if (pre.enabled && noise.empirical_fisher)
               fail(f.at("preconditioner"), "empirical_fisher estimates the noise of the unscaled gradient: give a number with a preconditioner");
-            return SamplerChoice{"sghmc", out, [=](const AnyManifold& m, const AnyTarget& t, Eigen::VectorXd x0, random::Stream rng) {
-                                   const sghmc::Sampler<AnyManifold> s{{m, friction, noise.value, noise.empirical_fisher}, scheme, step};
-                                   return chain_preconditioned(pre, s, t, std::move(x0), rng);
-                                 }};
+            SamplerChoice c{"sghmc", out, [=](const AnyManifold& m, const AnyTarget& t, Eigen::VectorXd x0, random::Stream rng) {
+                              const sghmc::Sampler<AnyManifold> s{{m, friction, noise.value, noise.empirical_fisher}, scheme, step};
+                              return chain_preconditioned(pre, s, t, std::move(x0), rng);
+                            }, step};
+            if (step.kind == schedule::StepSize::Kind::constant && !friction.is_diagonal() && !pre.enabled && !noise.empirical_fisher)
+              c.noise_balance = NoiseBalance{step.a, friction.scalar, noise.value};
+            return c;
           }};
 }
 

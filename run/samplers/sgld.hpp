@@ -24,15 +24,17 @@ struct StateJson<sgld::State> {
 /// {"name": "sgld", "step_size": h, "noise_estimate": V̂, "preconditioner": {...} (run/samplers/preconditioned.hpp)}
 inline SamplerEntry sgld_sampler() {
   return {{"sgld"}, "stochastic gradient Langevin dynamics (geodesic on a manifold)",
-          [](Fields& f, const ManifoldChoice& manifold, const TargetChoice& target) {
+          [](Fields& f, const ManifoldChoice& manifold, const TargetChoice& target, const RunLength& run) {
             refuse_singular_dirichlet(f, target);
             json out = {{"name", f.string("name")}};
-            const auto step = read_step_size(f, out, Exploration::supported);
+            const auto step = read_step_size(f, out, run, Exploration::supported);
             const auto noise = read_noise_estimate(f, out, target, false);
-            const auto pre = read_precondition(f, out, manifold, "sgld");
-            return SamplerChoice{"sgld", out, [=](const AnyManifold& m, const AnyTarget& t, Eigen::VectorXd x0, random::Stream rng) {
-                                   return chain_preconditioned(pre, sgld::Sampler<AnyManifold>{m, step, noise.value}, t, std::move(x0), rng);
-                                 }};
+            const auto pre = read_precondition(f, out, manifold, "sgld", run);
+            SamplerChoice c{"sgld", out, [=](const AnyManifold& m, const AnyTarget& t, Eigen::VectorXd x0, random::Stream rng) {
+                              return chain_preconditioned(pre, sgld::Sampler<AnyManifold>{m, step, noise.value}, t, std::move(x0), rng);
+                            }, step};
+            if (step.kind == schedule::StepSize::Kind::constant && !pre.enabled) c.noise_balance = NoiseBalance{step.a, 1.0, noise.value};
+            return c;
           }};
 }
 

@@ -9,10 +9,10 @@ namespace sgmcmc::run {
 /// {"name": "sgnht" | "gsgnht", "step_size": h, "diffusion": A, "noise_estimate": V̂ | "empirical_fisher", "scheme": ...}
 inline SamplerEntry sgnht_sampler() {
   return {{"sgnht", "gsgnht"}, "stochastic gradient Nosé–Hoover thermostat (gSGNHT on a manifold)",
-          [](Fields& f, const ManifoldChoice&, const TargetChoice& target) {
+          [](Fields& f, const ManifoldChoice&, const TargetChoice& target, const RunLength& run) {
             refuse_singular_dirichlet(f, target);
             json out = {{"name", f.string("name")}};
-            const auto step = read_step_size(f, out);
+            const auto step = read_step_size(f, out, run);
             const auto noise = read_noise_estimate(f, out, target, true);
             const double diffusion = f.number("diffusion", 1.0, Range::positive);
             out["diffusion"] = diffusion;
@@ -20,7 +20,7 @@ inline SamplerEntry sgnht_sampler() {
             return SamplerChoice{"sgnht", out, [=](const AnyManifold& m, const AnyTarget& t, Eigen::VectorXd x0, random::Stream rng) {
                                    return chain_of(sgnht::Sampler<AnyManifold>{{m, diffusion, noise.value, noise.empirical_fisher}, scheme, step},
                                                    t, std::move(x0), rng);
-                                 }};
+                                 }, step};
           }};
 }
 

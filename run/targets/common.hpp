@@ -96,7 +96,9 @@ TargetChoice make_choice(Fields& f, const std::string& name, P model, json resol
                          std::optional<Eigen::Index> natural_dim = std::nullopt) {
   if constexpr (!ReadsGibbsEvery<P>) read_gibbs_every(f, name, false);
   const double sigma = read_grad_noise(f, resolved);
-  return TargetChoice{AnyTarget(std::move(model), sigma), name, std::move(resolved), natural_dim, std::nullopt};
+  TargetChoice c{AnyTarget(std::move(model), sigma), name, std::move(resolved), natural_dim, std::nullopt};
+  c.gradient.added_noise_sd = sigma;
+  return c;
 }
 
 }  // namespace sgmcmc::run::targets

@@ -71,10 +71,16 @@ TargetChoice make_estimated_choice(Fields& f, const std::string& name, models::M
   const Eigen::Index dim = space.dim;
   // N over the chain group's shards (the sum is collective: every rank of the group parses the config).
   const auto examples = static_cast<std::uint64_t>(space.sum(static_cast<double>(base.size())));
-  const auto choice = [&]<class E>(E estimator) {
+  const bool independent_batches = base.sampling == models::Sampling::with_replacement;
+  using Estimator = GradientFacts::Estimator;
+  const auto choice = [&]<class E>(E estimator, Estimator kind, std::optional<Eigen::VectorXd> centre = std::nullopt) {
     TargetChoice c = make_choice(f, name, DataTarget<E>{std::move(estimator), space.gibbs_every, dim, space.sum}, std::move(resolved),
                                  space.euclidean ? std::optional<Eigen::Index>(dim) : std::nullopt);
     c.examples = examples;
+    c.gradient.estimator = kind;
+    c.gradient.independent_batches = independent_batches;
+    c.gradient.gibbs_every = space.gibbs_every;
+    c.gradient.centre = std::move(centre);
     return c;
   };
   const std::string estimator = f.string("estimator", "minibatch");
@@ -86,12 +92,12 @@ TargetChoice make_estimated_choice(Fields& f, const std::string& name, models::M
                                                 : fmt::format("only the control_variate estimator has a centre (estimator is {})", printable(estimator));
     fail(f.at("centre"), why);
   }
-  if (estimator == "minibatch") return choice(std::move(base));
+  if (estimator == "minibatch") return choice(std::move(base), Estimator::minibatch);
   if (estimator == "svrg") {
     const std::uint64_t epoch = std::max<std::uint64_t>(1, base.size() / base.batch_size);
     const std::uint64_t every = f.count("refresh_every", epoch, 1);
     resolved["refresh_every"] = every;
-    return choice(models::Svrg<M>(std::move(base), every));
+    return choice(models::Svrg<M>(std::move(base), every), Estimator::svrg);
   }
   if (estimator == "saga") {
     const std::uint64_t numbers = models::Saga<M>::table_size(base.size(), dim);
@@ -100,7 +106,7 @@ TargetChoice make_estimated_choice(Fields& f, const std::string& name, models::M
                                           "only generalised linear models (logistic) keep one number per example; use svrg or "
                                           "control_variate here",
                                           base.size(), dim, numbers, static_cast<double>(numbers) * 8 / (1 << 30)));
-    return choice(models::Saga<M>(std::move(base)));
+    return choice(models::Saga<M>(std::move(base)), Estimator::saga);
   }
   if (estimator != "control_variate")
     fail(f.at("estimator"), fmt::format("expected minibatch, control_variate, svrg or saga, got \"{}\"", printable(estimator)));
@@ -127,7 +133,8 @@ TargetChoice make_estimated_choice(Fields& f, const std::string& name, models::M
     if (const json* s = f.find("centre_search")) resolved["centre_search"] = *s;
   }
   resolved["centre"] = vector_json(centre);
-  return choice(models::ControlVariate<M>::at(std::move(base), std::move(centre)));
+  auto at = models::ControlVariate<M>::at(std::move(base), centre);
+  return choice(std::move(at), Estimator::control_variate, std::move(centre));
 }
 
 }  // namespace sgmcmc::run::targets
