@@ -1,7 +1,7 @@
 // ns per step of the run layer itself (issue #11 item 7): SGHMC, ABOBA, h = 0.05, C = 1 on N(0, I_d) at
 // small d ∈ {1, 10, 100}, where a fixed per-step cost shows, advanced in chunks of 1,000 steps that keep
 // no draw (burn-in beyond the chunk), three ways in one binary:
-//   Concrete - sgmcmc::Chain<sghmc::Sampler<Euclidean>, models::Gaussian> (run/chain.hpp), everything
+//   Concrete - sgmcmc::Chain<sghmc::Sampler<Euclidean>, models::Gaussian> (driver/chain.hpp), everything
 //              known at compile time: what a library user writes;
 //   Erased   - sgmcmc::Chain<sghmc::Sampler<AnyManifold>, run::AnyTarget> built by hand: the same
 //              driver loop with the manifold and the target behind their vtables (the sampler the
@@ -29,7 +29,7 @@
 #include <sgmcmc/modules/random/stream.hpp>
 #include <sgmcmc/modules/splitting/scheme.hpp>
 #include <sgmcmc/run/builtin.hpp>
-#include <sgmcmc/run/chain.hpp>
+#include <sgmcmc/driver/chain.hpp>
 #include <sgmcmc/run/config.hpp>
 #include <sgmcmc/run/make_chain.hpp>
 #include <sgmcmc/samplers/sghmc.hpp>

@@ -1,17 +1,31 @@
-# Fails if a library header includes a header from a layer above its own (docs/architecture.md):
-#   concepts (0) → manifolds, modules (1) → samplers, models, modules/conformance (2) → run,
-#   compositions (3) → cli (4, the command line of the apps).
-# Within a rank, samplers/ and models/ never include each other (a model knows no sampler; a sampler
-# knows no model). Run as `cmake -DSOURCE_DIR=... -P cmake/check_layers.cmake` (a ctest test).
+# Fails if a file includes from a layer above its own (docs/architecture.md):
+#   concepts (0) → manifolds, modules (1) → samplers, models, driver, modules/conformance (2) → run,
+#   compositions (3) → cli (4, the command line of the apps) → apps, bench, examples, experiments (5)
+#   → tests (6, which may test experiment code).
+# Every .hpp and .cpp under those folders is read, and both kinds of include: <sgmcmc/...> and quoted
+# ones, resolved against the including file's folder (a quoted include that resolves nowhere, or outside
+# the source tree, is an error too: an include path set in CMake would hide a layer). Within a rank,
+# samplers/ and models/ never include each other (a model knows no sampler; a sampler knows no model),
+# and apps/, bench/, examples/ and experiments/ stand alone (what they share is the library's, e.g.
+# modules/diagnostics/testing.hpp). Run as `cmake -DSOURCE_DIR=... -P cmake/check_layers.cmake` (a ctest
+# test).
 set(rank_concepts 0)
 set(rank_manifolds 1)
 set(rank_modules 1)
 set(rank_samplers 2)
 set(rank_models 2)
+set(rank_driver 2)
 set(rank_conformance 2)
 set(rank_run 3)
 set(rank_compositions 3)
 set(rank_cli 4)
+set(rank_apps 5)
+set(rank_bench 5)
+set(rank_examples 5)
+set(rank_experiments 5)
+set(rank_tests 6)
+set(library_parts concepts manifolds modules samplers models driver run compositions cli)
+set(parts ${library_parts} apps bench examples experiments tests)
 
 function(layer_of path out_rank out_name)
   if(path MATCHES "^modules/conformance/")
@@ -29,29 +43,54 @@ function(layer_of path out_rank out_name)
 endfunction()
 
 set(violations "")
-foreach(part concepts manifolds modules samplers models run compositions cli)
-  file(GLOB_RECURSE headers RELATIVE "${SOURCE_DIR}" "${SOURCE_DIR}/${part}/*.hpp")
-  foreach(header IN LISTS headers)
-    layer_of("${header}" own_rank own_name)
-    file(STRINGS "${SOURCE_DIR}/${header}" lines REGEX "^[ \t]*#[ \t]*include[ \t]*<sgmcmc/")
+set(files_read 0)
+foreach(part IN LISTS parts)
+  file(GLOB_RECURSE files RELATIVE "${SOURCE_DIR}" "${SOURCE_DIR}/${part}/*.hpp" "${SOURCE_DIR}/${part}/*.cpp")
+  foreach(file IN LISTS files)
+    math(EXPR files_read "${files_read} + 1")
+    layer_of("${file}" own_rank own_name)
+    get_filename_component(folder "${file}" DIRECTORY)
+    file(STRINGS "${SOURCE_DIR}/${file}" lines REGEX "^[ \t]*#[ \t]*include[ \t]*(<sgmcmc/|\")")
     foreach(line IN LISTS lines)
-      string(REGEX REPLACE ".*<sgmcmc/([^>]+)>.*" "\\1" target "${line}")
-      if(target STREQUAL "version.hpp")
-        continue()
+      if(line MATCHES "<sgmcmc/([^>]+)>")
+        set(target "${CMAKE_MATCH_1}")
+        set(shown "<sgmcmc/${target}>")
+        if(target STREQUAL "version.hpp")
+          continue()
+        endif()
+        layer_of("${target}" their_rank their_name)
+        list(FIND library_parts "${their_name}" in_library)
+        if(their_rank STREQUAL "" OR (in_library EQUAL -1 AND NOT their_name STREQUAL "modules/conformance"))
+          string(APPEND violations "  ${file}: includes ${shown}, which is in no library layer\n")
+          continue()
+        endif()
+      else()
+        string(REGEX REPLACE ".*\"([^\"]+)\".*" "\\1" quoted "${line}")
+        set(shown "\"${quoted}\"")
+        cmake_path(SET resolved NORMALIZE "${SOURCE_DIR}/${folder}/${quoted}")
+        file(RELATIVE_PATH target "${SOURCE_DIR}" "${resolved}")
+        if(target MATCHES "^\\.\\./" OR NOT EXISTS "${resolved}")
+          string(APPEND violations "  ${file}: includes ${shown}, which is no file of the source tree relative to ${folder}/\n")
+          continue()
+        endif()
+        layer_of("${target}" their_rank their_name)
+        if(their_rank STREQUAL "")
+          string(APPEND violations "  ${file}: includes ${shown} (${target}), which is in no layer\n")
+          continue()
+        endif()
       endif()
-      layer_of("${target}" their_rank their_name)
-      if(their_rank STREQUAL "")
-        string(APPEND violations "  ${header}: includes <sgmcmc/${target}>, which is in no library layer\n")
-      elseif(their_rank GREATER own_rank)
-        string(APPEND violations "  ${header} (${own_name}, layer ${own_rank}) includes <sgmcmc/${target}> (${their_name}, layer ${their_rank})\n")
-      elseif((own_name STREQUAL "models" AND their_name STREQUAL "samplers") OR
-             (own_name STREQUAL "samplers" AND their_name STREQUAL "models"))
-        string(APPEND violations "  ${header} (${own_name}) includes <sgmcmc/${target}> (${their_name}): siblings never include each other\n")
+      if(their_rank GREATER own_rank)
+        string(APPEND violations "  ${file} (${own_name}, layer ${own_rank}) includes ${shown} (${their_name}, layer ${their_rank})\n")
+      elseif(NOT own_name STREQUAL their_name AND
+             ((own_name STREQUAL "models" AND their_name STREQUAL "samplers") OR
+              (own_name STREQUAL "samplers" AND their_name STREQUAL "models") OR
+              (own_rank EQUAL 5 AND their_rank EQUAL 5)))
+        string(APPEND violations "  ${file} (${own_name}) includes ${shown} (${their_name}): siblings never include each other\n")
       endif()
     endforeach()
   endforeach()
 endforeach()
 if(violations)
-  message(FATAL_ERROR "library headers include from a layer above their own (docs/architecture.md):\n${violations}")
+  message(FATAL_ERROR "files include from a layer above their own (docs/architecture.md):\n${violations}")
 endif()
-message(STATUS "layers: no library header includes from a layer above its own")
+message(STATUS "layers: none of ${files_read} files includes from a layer above its own")

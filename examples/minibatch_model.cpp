@@ -14,7 +14,7 @@
 #include <sgmcmc/models/data/dataset.hpp>
 #include <sgmcmc/models/minibatch.hpp>
 #include <sgmcmc/modules/random/stream.hpp>
-#include <sgmcmc/run/chain.hpp>
+#include <sgmcmc/driver/chain.hpp>
 #include <sgmcmc/samplers/sghmc.hpp>
 #include <sgmcmc/samplers/sgld.hpp>
 

@@ -19,7 +19,7 @@
 #include <sgmcmc/models/gradient_noise.hpp>
 #include <sgmcmc/modules/diagnostics.hpp>
 #include <sgmcmc/modules/parallel/worker_pool.hpp>
-#include <sgmcmc/run/chain.hpp>
+#include <sgmcmc/driver/chain.hpp>
 #include <sgmcmc/samplers/sghmc.hpp>
 
 using namespace sgmcmc;

@@ -16,7 +16,7 @@
 #include <sgmcmc/models/gaussian.hpp>
 #include <sgmcmc/models/gradient_noise.hpp>
 #include <sgmcmc/models/linear.hpp>
-#include <sgmcmc/run/chain.hpp>
+#include <sgmcmc/driver/chain.hpp>
 #include <sgmcmc/samplers/hmc.hpp>
 #include <sgmcmc/samplers/psgld.hpp>
 #include <sgmcmc/samplers/recipe.hpp>

@@ -3,7 +3,7 @@
 #include <cstdio>
 #include <Eigen/LU>
 #include <sgmcmc/manifolds/euclidean.hpp>
-#include <sgmcmc/run/chain.hpp>
+#include <sgmcmc/driver/chain.hpp>
 #include <sgmcmc/samplers/sghmc.hpp>
 
 struct Correlated {  // U(θ) = ½θᵀΣ⁻¹θ with a noisy gradient Σ⁻¹θ + N(0, I)

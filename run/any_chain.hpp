@@ -10,7 +10,7 @@
 
 #include <sgmcmc/modules/random/stream.hpp>
 #include <sgmcmc/run/any_target.hpp>
-#include <sgmcmc/run/chain.hpp>
+#include <sgmcmc/driver/chain.hpp>
 #include <sgmcmc/run/fields.hpp>
 
 namespace sgmcmc::run {

@@ -1,20 +1,19 @@
 #!/usr/bin/env bash
-# Installs what is missing, builds optimised (the statistical tests need speed) with the tool built for
-# MPI runs (Open MPI; tests/mpi/ runs it under mpirun with 1, 2 and 4 ranks), runs the whole suite
-# with ctest, then builds the unit tests, the CLI and the libFuzzer programs with clang++-14 under
-# AddressSanitizer and UndefinedBehaviorSanitizer (scripts/configure.sh) and runs those tests too; last,
-# runs the two fuzzers side by side for 60 s (tests/fuzz/run.sh; docs/reliability.md), failing on any
-# finding. Every option the suite needs is given explicitly, so a cache left by scripts/demo.sh (which
-# configures build/ without tests) cannot switch tests off; ctest fails if it finds no test to run.
+# Installs what is missing; builds the optimised half of the suite (the statistical tests, which need
+# speed, and the unit tests a sanitizer build cannot run or finds nothing in; the tool built for MPI runs)
+# and runs it with ctest; then builds the other half — the unit tests, the CLI and the libFuzzer programs
+# with clang++-14 under AddressSanitizer and UndefinedBehaviorSanitizer — and runs it (the two builds'
+# options and how they share the tests out: scripts/configure.sh, tests/CMakeLists.txt); last, runs the
+# two fuzzers side by side for 60 s (tests/fuzz/run.sh; docs/reliability.md), failing on any finding.
+# Every option the suite needs is given explicitly, so a cache left by scripts/demo.sh (which configures
+# build/ without tests) cannot switch tests off; ctest fails if it finds no test to run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/configure.sh
 scripts/deps.sh python3-xarray python3-netcdf4 clang-14 libclang-rt-14-dev libopenmpi-dev openmpi-bin
 jobs="$(nproc)"
 done_at() { echo "sgmcmc test.sh: $1 at $((SECONDS / 60)) min $((SECONDS % 60)) s" >&2; }
-configure build -DCMAKE_BUILD_TYPE=Release -DSGMCMC_BUILD_TESTS=ON -DSGMCMC_BUILD_APPS=ON -DSGMCMC_UNIT_ONLY=OFF \
-          -DSGMCMC_SANITIZE= -DSGMCMC_BUILD_BENCH=OFF -DSGMCMC_BUILD_EXPERIMENTS=OFF -DSGMCMC_BUILD_FUZZ=OFF -DSGMCMC_MPI=ON \
-          -DSGMCMC_PORTABLE=OFF
+configure build "${optimised_options[@]}"
 cmake --build build -j"$jobs"
 done_at "optimised build"
 (cd build && ctest --output-on-failure --no-tests=error -j"$jobs")

@@ -34,7 +34,7 @@
 #include <sgmcmc/models/data/idx.hpp>
 #include <sgmcmc/models/data/ratings.hpp>
 #include <sgmcmc/models/logistic.hpp>
-#include <sgmcmc/run/chain.hpp>
+#include <sgmcmc/driver/chain.hpp>
 #include <sgmcmc/run/json_file.hpp>
 #include <sgmcmc/samplers/sghmc.hpp>
 

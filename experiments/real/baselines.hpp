@@ -2,7 +2,7 @@
 // The optimisation baselines of the SGHMC paper's experiments (§4.2, §4.3), on the same minibatch
 // gradients as the samplers: SGD (x <- x − η∇Ũ) and SGD with momentum (v <- (1 − α)v − η∇Ũ; x <- x + v,
 // the SGHMC paper's Eq. 15 form with no noise). A Sampler (concepts/sampler.hpp), so the experiments run
-// them on the same driver (run/chain.hpp) as the samplers.
+// them on the same driver (driver/chain.hpp) as the samplers.
 #include <cstdint>
 #include <utility>
 

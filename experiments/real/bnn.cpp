@@ -11,8 +11,8 @@
 // error (models/data/classification_scores.hpp).
 // The batch gradient is cut into 2 fixed parts computed on `--threads` threads and summed in part
 // order (models/bnn.hpp), so the numbers do not depend on the thread count.
-// Every run goes through the library's driver (run/chain.hpp); the Gibbs step, the held-out
-// evaluations and their clock are observers of it (run/evaluation.hpp).
+// Every run goes through the library's driver (driver/chain.hpp); the Gibbs step, the held-out
+// evaluations and their clock are observers of it (driver/evaluation.hpp).
 // Usage: bnn_experiment FASHION_MNIST_DIR OUT_JSON [--epochs E] [--threads T] [--methods M,...] [--time-epoch] [--quick]
 //   --time-epoch: time one pass of SGHMC on 1 and on 2 threads, write that to OUT_JSON and stop.
 //   --quick: 2 passes.
@@ -33,8 +33,8 @@
 #include <sgmcmc/models/data/classification_scores.hpp>
 #include <sgmcmc/models/data/dataset.hpp>
 #include <sgmcmc/models/data/idx.hpp>
-#include <sgmcmc/run/chain.hpp>
-#include <sgmcmc/run/evaluation.hpp>
+#include <sgmcmc/driver/chain.hpp>
+#include <sgmcmc/driver/evaluation.hpp>
 #include <sgmcmc/run/json_file.hpp>
 #include <sgmcmc/samplers/sghmc.hpp>
 #include <sgmcmc/samplers/sgld.hpp>

@@ -4,8 +4,8 @@
 // (train on the first 90% of ratings by time, streamed in time order; test on the last 10%).
 // Samplers report the RMSE of the running posterior-predictive mean (average of predictions over
 // the draws after burn-in); the optimisers report the RMSE of their current point.
-// Every run goes through the library's driver (run/chain.hpp); the Gibbs step, the predictive averaging
-// and the held-out evaluations are observers of it (run/evaluation.hpp).
+// Every run goes through the library's driver (driver/chain.hpp); the Gibbs step, the predictive averaging
+// and the held-out evaluations are observers of it (driver/evaluation.hpp).
 // Usage: bpmf_experiment RATINGS_CSV OUT_JSON [--quick]
 #include <algorithm>
 #include <cmath>
@@ -24,8 +24,8 @@
 #include <sgmcmc/models/bpmf.hpp>
 #include <sgmcmc/models/data/dataset.hpp>
 #include <sgmcmc/models/data/ratings.hpp>
-#include <sgmcmc/run/chain.hpp>
-#include <sgmcmc/run/evaluation.hpp>
+#include <sgmcmc/driver/chain.hpp>
+#include <sgmcmc/driver/evaluation.hpp>
 #include <sgmcmc/run/json_file.hpp>
 #include <sgmcmc/samplers/sghmc.hpp>
 #include <sgmcmc/samplers/sgld.hpp>

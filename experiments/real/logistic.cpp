@@ -31,7 +31,7 @@
 #include <sgmcmc/models/data/idx.hpp>
 #include <sgmcmc/models/logistic.hpp>
 #include <sgmcmc/modules/diagnostics/summary.hpp>
-#include <sgmcmc/run/chain.hpp>
+#include <sgmcmc/driver/chain.hpp>
 #include <sgmcmc/run/json_file.hpp>
 #include <sgmcmc/samplers/hmc.hpp>
 #include <sgmcmc/samplers/sghmc.hpp>

@@ -8,7 +8,7 @@
 //   sghmc_fig1  SGHMC paper Fig. 1: the double well with N(0, 4) gradient noise
 //   sghmc_fig2  SGHMC paper Fig. 2: noisy Hamiltonian dynamics without friction diverge; SGHMC does not
 //   sghmc_fig3  SGHMC paper Fig. 3: autocorrelation time vs covariance error, SGHMC and SGLD, 5 step sizes
-// Every run goes through the library's driver loop (run/chain.hpp); what an experiment records after
+// Every run goes through the library's driver loop (driver/chain.hpp); what an experiment records after
 // a step (a trace, a thinned sample, an energy every k steps) is an observer of that loop.
 #include <algorithm>
 #include <cmath>
@@ -28,15 +28,15 @@
 #include <sgmcmc/modules/diagnostics/ess.hpp>
 #include <sgmcmc/modules/error.hpp>
 #include <sgmcmc/modules/random/stream.hpp>
-#include <sgmcmc/run/chain.hpp>
-#include <sgmcmc/run/evaluation.hpp>
+#include <sgmcmc/driver/chain.hpp>
+#include <sgmcmc/driver/evaluation.hpp>
 #include <sgmcmc/samplers/hmc.hpp>
 #include <sgmcmc/samplers/recipe.hpp>
 #include <sgmcmc/samplers/sghmc.hpp>
 #include <sgmcmc/samplers/sgld.hpp>
 #include <sgmcmc/samplers/sgrhmc.hpp>
 
-#include "../../tests/support/statistics.hpp"
+#include <sgmcmc/modules/diagnostics/testing.hpp>
 
 namespace sgmcmc::experiments {
 

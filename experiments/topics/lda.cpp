@@ -24,8 +24,8 @@
 #include <nlohmann/json.hpp>
 
 #include <sgmcmc/models/text/lda.hpp>
-#include <sgmcmc/run/chain.hpp>
-#include <sgmcmc/run/evaluation.hpp>
+#include <sgmcmc/driver/chain.hpp>
+#include <sgmcmc/driver/evaluation.hpp>
 #include <sgmcmc/run/json_file.hpp>
 #include <sgmcmc/samplers/expanded_mean.hpp>
 

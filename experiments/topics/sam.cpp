@@ -43,8 +43,8 @@
 #include <nlohmann/json.hpp>
 
 #include <sgmcmc/compositions/sam.hpp>
-#include <sgmcmc/run/chain.hpp>
-#include <sgmcmc/run/evaluation.hpp>
+#include <sgmcmc/driver/chain.hpp>
+#include <sgmcmc/driver/evaluation.hpp>
 #include <sgmcmc/run/json_file.hpp>
 #include <sgmcmc/samplers/hmc.hpp>
 #include <sgmcmc/samplers/sghmc.hpp>

@@ -10,6 +10,8 @@
 
 #include "../../examples/custom_cli/entries.hpp"
 
+namespace custom_cli_stat {  // this file's names: its group compiles as one translation unit (tests/CMakeLists.txt)
+
 using namespace sgmcmc;
 
 TEST_CASE("a user manifold and potential registered beside the shipped ones: every manifold sampler gets the answer") {
@@ -64,3 +66,5 @@ TEST_CASE("a user manifold and potential registered beside the shipped ones: eve
     }
   }
 }
+
+}  // namespace custom_cli_stat

@@ -13,6 +13,8 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+namespace test_cli {  // this file's names: its group compiles as one translation unit (tests/CMakeLists.txt)
+
 using json = nlohmann::json;
 namespace fs = std::filesystem;
 
@@ -494,3 +496,5 @@ TEST_CASE("a config or record nested 100,000 levels deep is refused with an erro
   }
   CHECK_FALSE(fs::exists(scratch() / "never.json"));
 }
+
+}  // namespace test_cli

@@ -10,6 +10,8 @@
 #include <chrono>
 #include <thread>
 
+namespace test_cli_checkpoint {  // this file's names: its group compiles as one translation unit (tests/CMakeLists.txt)
+
 using namespace sgmcmc_test::cli;
 
 TEST_CASE("a killed run leaves its last checkpoint, which resumes to the uninterrupted bits") {
@@ -52,3 +54,5 @@ TEST_CASE("a killed run leaves its last checkpoint, which resumes to the uninter
     CHECK(a[i]["state"] == b[i]["state"]);
   }
 }
+
+}  // namespace test_cli_checkpoint

@@ -21,6 +21,8 @@
 
 #include "../../examples/custom_cli/table_format.hpp"
 
+namespace test_cli_format_registry {  // this file's names: its group compiles as one translation unit (tests/CMakeLists.txt)
+
 using json = nlohmann::json;
 namespace fs = std::filesystem;
 namespace output = sgmcmc::run::output;
@@ -194,3 +196,5 @@ TEST_CASE("a user's format registered beside the shipped ones writes its file: t
   CHECK(matrix_lines[0] == "chain draw x.1.1 x.2.1 x.3.1 x.1.2 x.2.2 x.3.2");
   CHECK(words_of(matrix_lines[1]).size() == 8);
 }
+
+}  // namespace test_cli_format_registry

@@ -16,6 +16,8 @@
 #include <sgmcmc/run/output/netcdf.hpp>
 #include <sgmcmc/run/output/stan_csv.hpp>
 
+namespace test_cli_formats {  // this file's names: its group compiles as one translation unit (tests/CMakeLists.txt)
+
 using json = nlohmann::json;
 namespace fs = std::filesystem;
 
@@ -170,3 +172,5 @@ TEST_CASE("output formats on the command line: bad names and a missing -o are ba
   CHECK(r.code == 1);
   CHECK(r.err.find("nothing.json") != std::string::npos);
 }
+
+}  // namespace test_cli_formats

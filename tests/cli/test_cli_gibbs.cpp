@@ -22,6 +22,8 @@
 #include <sgmcmc/modules/random/distributions.hpp>
 #include <sgmcmc/modules/random/stream.hpp>
 
+namespace test_cli_gibbs {  // this file's names: its group compiles as one translation unit (tests/CMakeLists.txt)
+
 using json = nlohmann::json;
 namespace fs = std::filesystem;
 
@@ -319,3 +321,5 @@ TEST_CASE("bnn precision float32: recorded, resumed bitwise, close to float64; b
   CHECK(r.code == 1);
   CHECK(r.err.find("/target/precision") != std::string::npos);
 }
+
+}  // namespace test_cli_gibbs

@@ -13,6 +13,8 @@
 
 #include <nlohmann/json.hpp>
 
+namespace test_cli_resume_checks {  // this file's names: its group compiles as one translation unit (tests/CMakeLists.txt)
+
 using namespace sgmcmc_test::cli;
 
 namespace {
@@ -97,3 +99,5 @@ TEST_CASE("resume refuses a record edited in any of the ways that would make its
     CHECK(run_cli(scratch(), fmt::format("resume '{}' --steps 10 -q -o '{}'", out.string(), (scratch() / "again.json").string())).code == 0);
   }
 }
+
+}  // namespace test_cli_resume_checks

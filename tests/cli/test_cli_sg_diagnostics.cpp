@@ -16,6 +16,8 @@
 #include <sgmcmc/modules/diagnostics/stein.hpp>
 #include <sgmcmc/run/output/stan_csv.hpp>
 
+namespace test_cli_sg_diagnostics {  // this file's names: its group compiles as one translation unit (tests/CMakeLists.txt)
+
 using namespace sgmcmc_test::cli;
 
 namespace {
@@ -150,3 +152,4 @@ TEST_CASE("the Stein diagnostics refuse what they cannot measure, naming the rec
   CHECK(run_cli(scratch(), fmt::format("thin '{}' --to 0 -o '{}'", out.string(), (scratch() / "t.json").string())).code == 2);
 }
 
+}  // namespace test_cli_sg_diagnostics

@@ -13,6 +13,8 @@
 
 #include <sgmcmc/modules/diagnostics/stein.hpp>
 
+namespace test_cli_sg_diagnostics_stat {  // this file's names: its group compiles as one translation unit (tests/CMakeLists.txt)
+
 using namespace sgmcmc_test::cli;
 
 namespace {
@@ -203,3 +205,5 @@ TEST_CASE("sweep: a grid scored against a reference from Stan CSV or a run recor
   CHECK(bad.code == 1);
   CHECK(bad.err.find("/sweep/step_sizes: expected a non-empty list of positive numbers") != std::string::npos);
 }
+
+}  // namespace test_cli_sg_diagnostics_stat

@@ -18,6 +18,8 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+namespace test_cli_signals {  // this file's names: its group compiles as one translation unit (tests/CMakeLists.txt)
+
 using json = nlohmann::json;
 namespace fs = std::filesystem;
 
@@ -103,3 +105,5 @@ TEST_CASE("a second signal exits at once and leaves no temporary") {
   CHECK(code == 128 + SIGINT);
   CHECK_FALSE(temporaries_left());
 }
+
+}  // namespace test_cli_signals

@@ -11,6 +11,8 @@
 #include <sgmcmc/run/builtin.hpp>
 #include <sgmcmc/run/config.hpp>
 
+namespace test_geometry_facts {  // this file's names: its group compiles as one translation unit (tests/CMakeLists.txt)
+
 using namespace sgmcmc;
 using run::json;
 
@@ -94,3 +96,5 @@ TEST_CASE("a product's facts are its factors'") {
   CHECK(error_of(config(cylinder, {{"name", "uniform"}}, {{"name", "sgld"}, {"step_size", 0.01}})).find("no uniform law") !=
         std::string::npos);
 }
+
+}  // namespace test_geometry_facts

@@ -12,6 +12,8 @@
 #include <sgmcmc/models/data/dataset.hpp>
 #include <sgmcmc/run/runner.hpp>
 
+namespace test_cli_data {  // this file's names: its group compiles as one translation unit (tests/CMakeLists.txt)
+
 using namespace sgmcmc;
 using run::json;
 namespace fs = std::filesystem;
@@ -401,3 +403,5 @@ TEST_CASE("psgld on a data target: the damping defaults to Li et al.'s 1e-5 on t
                           {.threads = 1});
   CHECK(g["config"]["sampler"]["lambda"] == 1e-5);
 }
+
+}  // namespace test_cli_data

@@ -12,6 +12,8 @@
 #include <sgmcmc/modules/random/stream.hpp>
 #include <sgmcmc/run/runner.hpp>
 
+namespace test_cli_models {  // this file's names: its group compiles as one translation unit (tests/CMakeLists.txt)
+
 using namespace sgmcmc;
 using run::json;
 namespace fs = std::filesystem;
@@ -19,7 +21,7 @@ namespace fs = std::filesystem;
 namespace {
 
 fs::path scratch(const std::string& name) {
-  const fs::path dir = fs::path(SGMCMC_BINARY_DIR) / "tests" / "cli_data_scratch";
+  const fs::path dir = fs::path(SGMCMC_BINARY_DIR) / "tests" / "cli_models_scratch";
   fs::create_directories(dir);
   return dir / name;
 }
@@ -177,3 +179,5 @@ TEST_CASE("bnn, bpmf and vmf_mixture_posterior: every estimator, with the Gibbs 
     check_resume(vmf, full);
   }
 }
+
+}  // namespace test_cli_models

@@ -13,11 +13,13 @@
 #include <sgmcmc/models/gaussian.hpp>
 #include <sgmcmc/models/gradient_noise.hpp>
 #include <sgmcmc/models/linear.hpp>
-#include <sgmcmc/run/chain.hpp>
+#include <sgmcmc/driver/chain.hpp>
 #include <sgmcmc/samplers/amagold.hpp>
 #include <sgmcmc/samplers/sghmc.hpp>
 
-#include "../support/statistics.hpp"
+#include <sgmcmc/modules/diagnostics/testing.hpp>
+
+namespace amagold_stat {  // this file's names: its group compiles as one translation unit (tests/CMakeLists.txt)
 
 using namespace sgmcmc;
 using Eigen::VectorXd;
@@ -121,3 +123,5 @@ TEST_CASE("amagold on the sphere: the vMF's E[μᵀx] under gradient noise") {
   MESSAGE("E[μᵀx] = ", e.mean, " ± ", e.se, " (exact ", expected, ")");
   CHECK(std::abs(e.mean - expected) <= 4 * e.se);
 }
+
+}  // namespace amagold_stat

@@ -11,11 +11,13 @@
 #include <sgmcmc/manifolds/euclidean.hpp>
 #include <sgmcmc/models/gaussian.hpp>
 #include <sgmcmc/modules/splitting/phase_state.hpp>
-#include <sgmcmc/run/chain.hpp>
+#include <sgmcmc/driver/chain.hpp>
 #include <sgmcmc/samplers/preconditioned.hpp>
 #include <sgmcmc/samplers/sgld.hpp>
 
-#include "../support/statistics.hpp"
+#include <sgmcmc/modules/diagnostics/testing.hpp>
+
+namespace preconditioned_stat {  // this file's names: its group compiles as one translation unit (tests/CMakeLists.txt)
 
 using namespace sgmcmc;
 using Eigen::VectorXd;
@@ -70,3 +72,5 @@ TEST_CASE("preconditioned SGLD: the warm-up finds the coordinates' scales; after
   MESSAGE("ESS of the wide coordinate: preconditioned " << ess_pre << ", plain " << ess_plain);
   CHECK(ess_plain < ess_pre / 4);
 }
+
+}  // namespace preconditioned_stat

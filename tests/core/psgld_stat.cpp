@@ -8,10 +8,12 @@
 #include <Eigen/Dense>
 
 #include <sgmcmc/models/gaussian.hpp>
-#include <sgmcmc/run/chain.hpp>
+#include <sgmcmc/driver/chain.hpp>
 #include <sgmcmc/samplers/psgld.hpp>
 
-#include "../support/statistics.hpp"
+#include <sgmcmc/modules/diagnostics/testing.hpp>
+
+namespace psgld_stat {  // this file's names: its group compiles as one translation unit (tests/CMakeLists.txt)
 
 using namespace sgmcmc;
 using Eigen::VectorXd;
@@ -143,3 +145,5 @@ TEST_CASE("psgld with adapt_steps: G frozen after the warm-up is exact SGLD with
     CHECK(std::abs(e.mean - 1) <= 4 * e.se);
   }
 }
+
+}  // namespace psgld_stat

@@ -13,13 +13,15 @@
 #include <sgmcmc/models/double_well.hpp>
 #include <sgmcmc/models/gaussian.hpp>
 #include <sgmcmc/models/gradient_noise.hpp>
-#include <sgmcmc/run/chain.hpp>
+#include <sgmcmc/driver/chain.hpp>
 #include <sgmcmc/samplers/hmc.hpp>
 #include <sgmcmc/samplers/sghmc.hpp>
 #include <sgmcmc/samplers/sgld.hpp>
 #include <sgmcmc/samplers/sgnht.hpp>
 
-#include "../support/statistics.hpp"
+#include <sgmcmc/modules/diagnostics/testing.hpp>
+
+namespace samplers_stat {  // this file's names: its group compiles as one translation unit (tests/CMakeLists.txt)
 
 using namespace sgmcmc;
 using Eigen::MatrixXd;
@@ -244,3 +246,5 @@ TEST_CASE("SGHMC paper Fig. 1: SGHMC and HMC match the double well; naive stocha
   CHECK(tv_naive > nm + 20 * ns);
   CHECK(tv_naive > 5 * tv_sghmc);
 }
+
+}  // namespace samplers_stat

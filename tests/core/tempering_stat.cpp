@@ -16,7 +16,9 @@
 #include <sgmcmc/modules/schedule/temperature.hpp>
 #include <sgmcmc/run/runner.hpp>
 
-#include "../support/statistics.hpp"
+#include <sgmcmc/modules/diagnostics/testing.hpp>
+
+namespace tempering_stat {  // this file's names: its group compiles as one translation unit (tests/CMakeLists.txt)
 
 using namespace sgmcmc;
 using run::json;
@@ -112,3 +114,5 @@ TEST_CASE("temperature schedule: HMC follows a geometric annealing from T = 8 to
     }
   }
 }
+
+}  // namespace tempering_stat

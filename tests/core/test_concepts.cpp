@@ -11,7 +11,7 @@
 #include <sgmcmc/concepts/random.hpp>
 #include <sgmcmc/concepts/sampler.hpp>
 #include <sgmcmc/run/any_target.hpp>
-#include <sgmcmc/run/chain.hpp>
+#include <sgmcmc/driver/chain.hpp>
 #include <sgmcmc/run/metric_spec.hpp>
 #include <sgmcmc/samplers/recipe.hpp>
 #include <sgmcmc/samplers/sgrhmc.hpp>

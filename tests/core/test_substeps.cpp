@@ -12,8 +12,8 @@
 #include <sgmcmc/models/gaussian.hpp>
 #include <sgmcmc/modules/random/stream.hpp>
 #include <sgmcmc/modules/splitting/step.hpp>
-#include <sgmcmc/run/chain.hpp>
-#include <sgmcmc/run/evaluation.hpp>
+#include <sgmcmc/driver/chain.hpp>
+#include <sgmcmc/driver/evaluation.hpp>
 #include <thread>
 #include <sgmcmc/samplers/hmc.hpp>
 #include <sgmcmc/samplers/sghmc.hpp>

@@ -27,12 +27,12 @@
 #include <sgmcmc/models/saga.hpp>
 #include <sgmcmc/models/svrg.hpp>
 #include <sgmcmc/modules/optimize/mode.hpp>
-#include <sgmcmc/run/chain.hpp>
+#include <sgmcmc/driver/chain.hpp>
 #include <sgmcmc/samplers/hmc.hpp>
 #include <sgmcmc/samplers/sghmc.hpp>
 #include <sgmcmc/samplers/sgld.hpp>
 
-#include "../support/statistics.hpp"
+#include <sgmcmc/modules/diagnostics/testing.hpp>
 
 using namespace sgmcmc;
 using Eigen::VectorXd;

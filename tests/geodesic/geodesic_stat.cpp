@@ -37,7 +37,9 @@
 #include <sgmcmc/samplers/sgld.hpp>
 #include <sgmcmc/samplers/sgnht.hpp>
 
-#include "../support/statistics.hpp"
+#include <sgmcmc/modules/diagnostics/testing.hpp>
+
+namespace geodesic_stat {  // this file's names: its group compiles as one translation unit (tests/CMakeLists.txt)
 
 using namespace sgmcmc;
 using Eigen::MatrixXd;
@@ -708,3 +710,5 @@ TEST_CASE("the simplex reflection count is positive and matches the kinetic-theo
   CHECK(r1.mean > 0);
   CHECK(std::abs(r1.mean - expected) < kZ * r1.se + (std::abs(r2.mean - expected) + kZ * r2.se) / 4);
 }
+
+}  // namespace geodesic_stat

@@ -53,7 +53,9 @@
 #include <sgmcmc/samplers/sghmc.hpp>
 #include <sgmcmc/samplers/sgnht.hpp>
 
-#include "../support/statistics.hpp"
+#include <sgmcmc/modules/diagnostics/testing.hpp>
+
+namespace posterior_torus_stat {  // this file's names: its group compiles as one translation unit (tests/CMakeLists.txt)
 
 using namespace sgmcmc;
 using Eigen::VectorXd;
@@ -227,3 +229,5 @@ TEST_CASE("SGGMC §5.2 posterior on S¹×S¹: SGGMC and gSGNHT (minibatch 10) an
   }
   MESSAGE(fmt::format("total {:.1f} s", std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count()));
 }
+
+}  // namespace posterior_torus_stat

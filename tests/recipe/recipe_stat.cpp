@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "../../experiments/recipe/experiments.hpp"
-#include "../support/statistics.hpp"
+#include <sgmcmc/modules/diagnostics/testing.hpp>
 
 #include <sgmcmc/samplers/sgrld.hpp>
 

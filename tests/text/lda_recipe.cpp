@@ -12,6 +12,8 @@
 #include <sgmcmc/samplers/expanded_mean.hpp>
 #include <sgmcmc/samplers/sgrhmc.hpp>
 
+namespace lda_recipe {  // this file's names: its group compiles as one translation unit (tests/CMakeLists.txt)
+
 using namespace sgmcmc;
 using namespace sgmcmc::text;
 
@@ -72,3 +74,5 @@ TEST_CASE("LDA SGHMC step (C = 1) = samplers/sgrhmc.hpp with G = I") {
   for (auto scheme : {recipe::Scheme::euler, recipe::Scheme::semi_implicit})
     compare(expanded_mean::Metric::identity, sgrhmc::Variant::generalized, recipe::metric::ConstantDiagonal{Eigen::VectorXd::Ones(21)}, scheme);
 }
+
+}  // namespace lda_recipe

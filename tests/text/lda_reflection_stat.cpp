@@ -21,6 +21,8 @@
 #include <sgmcmc/models/text/lda.hpp>
 #include <sgmcmc/samplers/expanded_mean.hpp>
 
+namespace lda_reflection_stat {  // this file's names: its group compiles as one translation unit (tests/CMakeLists.txt)
+
 using namespace sgmcmc;
 using namespace sgmcmc::text;
 
@@ -108,3 +110,5 @@ TEST_CASE("LDA momentum samplers on a Dirichlet-type posterior: Γ and the momen
   CHECK_FALSE(close(b.s, b.s_mcse, exact_s));
   CHECK_FALSE(close(e.zero, e.zero_mcse, exact_zero));
 }
+
+}  // namespace lda_reflection_stat

@@ -12,6 +12,8 @@
 #include <sgmcmc/models/text/lda.hpp>
 #include <sgmcmc/samplers/expanded_mean.hpp>
 
+namespace lda_samplers {  // this file's names: its group compiles as one translation unit (tests/CMakeLists.txt)
+
 using namespace sgmcmc;
 using namespace sgmcmc::text;
 
@@ -292,3 +294,5 @@ TEST_CASE("expanded-mean samplers: init lifts rows of π, checks its input, and 
   CHECK(std::isfinite(info.kinetic_energy));
   CHECK_THROWS_WITH_AS(wild.step(ws, m, rng, 0), doctest::Contains("sgrhmc: non-finite"), Error);
 }
+
+}  // namespace lda_samplers

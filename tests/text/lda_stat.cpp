@@ -10,6 +10,8 @@
 #include <sgmcmc/models/text/lda.hpp>
 #include <sgmcmc/samplers/expanded_mean.hpp>
 
+namespace lda_stat {  // this file's names: its group compiles as one translation unit (tests/CMakeLists.txt)
+
 using namespace sgmcmc;
 using namespace sgmcmc::text;
 
@@ -213,3 +215,5 @@ TEST_CASE("LDA synthetic: SGRHMC recovers planted topics; SGHMC and SGRHMC beat 
     CHECK((f->pi.rowwise().sum().array() - 1.0).abs().maxCoeff() < 1e-12);
   }
 }
+
+}  // namespace lda_stat

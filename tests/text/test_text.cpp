@@ -7,7 +7,9 @@
 
 #include <sgmcmc/models/text/corpus.hpp>
 
-#include "topics/loaders.hpp"  // experiments/topics: the experiments' corpus loaders (tests/CMakeLists.txt)
+#include "../../experiments/topics/loaders.hpp"  // the topic experiments' corpus loaders, tested here
+
+namespace test_text {  // this file's names: its group compiles as one translation unit (tests/CMakeLists.txt)
 
 using namespace sgmcmc;
 using namespace sgmcmc::text;
@@ -201,3 +203,5 @@ TEST_CASE("real corpora, if installed: three-groups set and Brown load with coun
   TextReport rk;
   CHECK(load_kjv(kjv, rk).size() == 1189);  // docs/data.md: 1,189 chapters
 }
+
+}  // namespace test_text

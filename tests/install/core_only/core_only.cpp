@@ -3,7 +3,7 @@
 #include <cstdio>
 
 #include <sgmcmc/manifolds/euclidean.hpp>
-#include <sgmcmc/run/chain.hpp>
+#include <sgmcmc/driver/chain.hpp>
 #include <sgmcmc/samplers/sgld.hpp>
 
 struct UnitGaussian {

@@ -3,7 +3,7 @@
 // (PotentialFor: `p.gradient(x, g, rng)`), not pages from inside the sampler's step.
 #include <Eigen/Core>
 #include <sgmcmc/manifolds/euclidean.hpp>
-#include <sgmcmc/run/chain.hpp>
+#include <sgmcmc/driver/chain.hpp>
 #include <sgmcmc/samplers/sghmc.hpp>
 
 struct NoEngine {  // gradient(x, g) without the rng the minibatch or the noise is drawn from

@@ -1,5 +1,5 @@
 #pragma once
-// Held-out evaluations as observers of the driver loop (run/chain.hpp): evaluate every k steps (and at
+// Held-out evaluations as observers of the driver loop (driver/chain.hpp): evaluate every k steps (and at
 // a last step), on a clock that counts sampling time only — the time spent inside evaluations is
 // excluded, so "error against seconds" curves measure the sampler, not the evaluation — and stop on a
 // budget of that sampling time.
@@ -14,7 +14,7 @@
 #include <type_traits>
 #include <utility>
 
-#include <sgmcmc/run/chain.hpp>
+#include <sgmcmc/driver/chain.hpp>
 
 namespace sgmcmc {
 

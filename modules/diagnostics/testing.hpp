@@ -1,7 +1,7 @@
 #pragma once
-// Helpers for statistical tests: Monte Carlo standard errors from the effective sample size (Stan's
-// ESS, modules/diagnostics), exact discrete stationary covariances of linear schemes (Lyapunov
-// equation), and exact bin probabilities for total-variation checks.
+// Helpers for statistical tests (tests/, experiments/ and users' own): Monte Carlo standard errors from
+// the effective sample size (Stan's ESS, modules/diagnostics), exact discrete stationary covariances of
+// linear schemes (Lyapunov equation), and exact bin probabilities for total-variation checks.
 #include <cmath>
 #include <functional>
 #include <vector>

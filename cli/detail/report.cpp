@@ -1,0 +1,213 @@
+// What the command line prints about a run (cli/detail/report.hpp).
+#include <sgmcmc/cli/detail/report.hpp>
+
+#include <algorithm>
+#include <cstdint>
+#include <iostream>
+#include <thread>
+
+#include <fmt/format.h>
+
+#include <sgmcmc/cli/detail/command.hpp>
+#include <sgmcmc/cli/detail/signals.hpp>
+#include <sgmcmc/modules/diagnostics/summary.hpp>
+#include <sgmcmc/modules/diagnostics/warnings.hpp>
+#include <sgmcmc/run/output/json_record.hpp>
+#include <sgmcmc/run/runner.hpp>
+#include <sgmcmc/run/stein.hpp>
+
+namespace sgmcmc::cli::detail {
+
+namespace {
+
+/// Each chain's draws kept in memory as plain doubles, for the summary a run prints (no JSON tree).
+class DrawsForSummary final : public run::output::Writer {
+ public:
+  void begin(const run::output::RunHeader& h) override {
+    dim_ = h.dim();
+    rows_.assign(h.chains, {});
+  }
+  void append(const run::output::DrawBlock& b) override {
+    rows_[b.chain].insert(rows_[b.chain].end(), b.values.begin(), b.values.end());
+  }
+  void finish(const json&) override {}
+  std::vector<std::string> files() const override { return {}; }
+  void add(std::size_t chain, std::span<const double> row) {
+    if (chain >= rows_.size()) rows_.resize(chain + 1);
+    if (dim_ == 0) dim_ = static_cast<Eigen::Index>(row.size());
+    if (static_cast<Eigen::Index>(row.size()) != dim_)
+      throw Error(fmt::format("/chains/{}/samples: expected {} numbers in every draw, got {}", chain, dim_, row.size()));
+    rows_[chain].insert(rows_[chain].end(), row.begin(), row.end());
+  }
+  /// The chains that kept draws, each a draws × coordinates matrix (the row buffers are released).
+  std::vector<Eigen::MatrixXd> take_matrices() {
+    std::vector<Eigen::MatrixXd> out;
+    for (auto& r : rows_) {
+      if (r.empty() || dim_ == 0) continue;
+      using RowMajor = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+      out.emplace_back(Eigen::Map<const RowMajor>(r.data(), static_cast<Eigen::Index>(r.size()) / dim_, dim_));
+      std::vector<double>().swap(r);
+    }
+    return out;
+  }
+
+ private:
+  Eigen::Index dim_ = 0;
+  std::vector<std::vector<double>> rows_;
+};
+
+/// "FILE, FILE, ...": the files `writers` wrote.
+std::string file_list(const std::vector<std::unique_ptr<run::output::Writer>>& writers) {
+  std::string out;
+  for (const auto& w : writers)
+    for (const auto& f : w->files()) out += (out.empty() ? "" : ", ") + f;
+  return out;
+}
+
+}  // namespace
+
+void print_summary(const json& record, const std::vector<Eigen::MatrixXd>& chains, std::ostream& os, bool as_json,
+                   const json& stein) {
+  if (chains.empty()) throw Error("/chains: the run kept no draws (steps <= burn_in?)");
+  const auto sums = diagnostics::summarize_columns(chains, std::max(1u, std::thread::hardware_concurrency()));
+  // Stan's warnings, and a chain that stopped (its draws end early; its last state is not a draw).
+  std::vector<std::string> warnings = diagnostics::convergence_warnings(sums, chains.size());
+  // The record's own words, read without trusting their types (a hand-edited record must not crash the
+  // summary): chain i is the i-th entry, its error printed escaped and cut to 100 characters.
+  const auto error_of = [](const json& ch) {
+    return ch.contains("error") && ch["error"].is_string() ? run::printable(ch["error"].get<std::string>()) : std::string("no message");
+  };
+  const auto name_in = [&](const char* section) {
+    const json& cfg = record["config"];
+    const bool ok = cfg.is_object() && cfg.contains(section) && cfg[section].is_object() && cfg[section].contains("name") &&
+                    cfg[section]["name"].is_string();
+    return ok ? run::printable(cfg[section]["name"].get<std::string>()) : std::string("?");
+  };
+  const json& record_chains = record["chains"];
+  for (std::size_t i = 0; i < record_chains.size(); ++i)
+    if (record_chains[i]["status"] != "ok") warnings.push_back(fmt::format("chain {} stopped early with an error: {}", i, error_of(record_chains[i])));
+  if (as_json) {
+    json out = json::array();
+    for (std::size_t k = 0; k < sums.size(); ++k) {
+      const auto& s = sums[k];
+      out.push_back({{"coordinate", k}, {"mean", s.mean}, {"sd", s.sd}, {"q5", s.q5}, {"q50", s.q50}, {"q95", s.q95},
+                     {"mcse_mean", s.mcse_mean}, {"ess_bulk", s.ess_bulk}, {"ess_tail", s.ess_tail}, {"rhat", s.rhat}});
+    }
+    json doc = {{"summary", out}, {"warnings", warnings}};
+    if (!stein.is_null()) doc["stein"] = stein;
+    os << doc.dump(2) << '\n';
+    return;
+  }
+  std::size_t draws = 0;
+  for (const auto& c : chains) draws += static_cast<std::size_t>(c.rows());
+  os << fmt::format("sampler {}, target {}, {} chains, {} draws kept\n", name_in("sampler"), name_in("target"), chains.size(), draws);
+  os << fmt::format("{:>6} {:>10} {:>10} {:>10} {:>10} {:>10} {:>10} {:>9} {:>9} {:>7}\n", "coord", "mean", "sd", "q5",
+                    "q50", "q95", "mcse_mean", "ess_bulk", "ess_tail", "rhat");
+  for (std::size_t k = 0; k < sums.size(); ++k) {
+    const auto& s = sums[k];
+    os << fmt::format("{:>6} {:>10.4f} {:>10.4f} {:>10.4f} {:>10.4f} {:>10.4f} {:>10.4f} {:>9.0f} {:>9.0f} {:>7.3f}\n", k,
+                      s.mean, s.sd, s.q5, s.q50, s.q95, s.mcse_mean, s.ess_bulk, s.ess_tail, s.rhat);
+  }
+  for (std::size_t i = 0; i < record_chains.size(); ++i) {
+    const json& ch = record_chains[i];
+    os << fmt::format("chain {}: {}", i, ch.contains("diagnostics") ? run::printable(ch["diagnostics"].dump(), 400) : "{}");
+    if (ch["status"] != "ok") os << "  ERROR " << error_of(ch);
+    os << '\n';
+  }
+  if (!stein.is_null()) try {
+    const json& k = stein.at("kernel");
+    os << fmt::format("Stein diagnostics (full-data scores; IMQ kernel c = {}, beta = {}):\n", k["c"].get<double>(), k["beta"].get<double>());
+    for (std::size_t i = 0; i < stein["chains"].size(); ++i) {
+      const json& ch = stein["chains"][i];
+      os << fmt::format("  chain {}: KSD {:.4g} (over {} draws), configurational temperature {:.4f}", i, ch["ksd"].get<double>(),
+                        ch["ksd_draws"].get<std::int64_t>(), ch["configurational_temperature"].get<double>());
+      if (const json& n = ch.value("gradient_noise", json()); n.is_object()) {
+        os << fmt::format(", gradient noise {:.4g} per coordinate", n["variance"].get<double>());
+        if (n.contains("excess_temperature")) os << fmt::format(" (excess temperature h(V - noise_estimate)/2C {:.4g})", n["excess_temperature"].get<double>());
+      }
+      os << '\n';
+    }
+    if (stein.contains("pooled"))
+      os << fmt::format("  pooled: KSD {:.4g} (over {} draws)\n", stein["pooled"]["ksd"].get<double>(), stein["pooled"]["ksd_draws"].get<std::int64_t>());
+  } catch (const json::exception&) {  // a record's "stein" edited by hand: shown as it is, not trusted
+    os << "Stein diagnostics (as recorded, not in the expected form): " << run::printable(stein.dump(), 400) << '\n';
+  }
+  for (const auto& w : warnings) os << "warning: " << w << '\n';
+}
+
+RecordWithDraws read_with_draws(const std::string& path) {
+  DrawsForSummary draws;
+  json record = run::output::read_record(
+      path, [&](const run::output::RecordDraw& d) { draws.add(d.chain, d.values); }, /*with_stats=*/false);
+  try {
+    run::validate_record(record);
+  } catch (const Error& e) {
+    throw Error(fmt::format("{}: {}", path, e.what()));
+  }
+  return {std::move(record), draws.take_matrices()};
+}
+
+json stein_of_file(const std::string& path, const RecordWithDraws& r, const run::Registry& registry) {
+  if (r.chains.empty()) throw Error(fmt::format("{}: /chains: the run kept no draws to measure", path));
+  try {
+    return run::stein_report(r.record, r.chains, registry);
+  } catch (const Error& e) {
+    throw Error(fmt::format("{}: {}", path, e.what()));
+  }
+}
+
+void print_summary_of_file(const std::string& path, std::ostream& os, bool as_json, const run::Registry* stein_registry) {
+  const RecordWithDraws r = read_with_draws(path);
+  json stein = nullptr;
+  if (stein_registry && !r.chains.empty()) stein = stein_of_file(path, r, *stein_registry);
+  else if (r.record.contains("stein")) stein = r.record["stein"];
+  print_summary(r.record, r.chains, os, as_json, stein);
+}
+
+std::vector<run::output::Writer*> pointers(const std::vector<std::unique_ptr<run::output::Writer>>& files) {
+  std::vector<run::output::Writer*> out;
+  for (const auto& w : files) out.push_back(w.get());
+  return out;
+}
+
+void print_written(const std::vector<std::unique_ptr<run::output::Writer>>& writers) {
+  std::cout << "written: " << file_list(writers) << '\n';
+}
+
+int run_and_report(const Context& ctx, const std::string& out,
+                   const std::function<json(std::span<run::output::Writer* const>)>& work) {
+  const std::string& program = ctx.program.name;
+  const bool quiet = ctx.quiet, speaks = ctx.root;  // another MPI rank prints only its own errors
+  auto files = ctx.registered().writers(out, ctx.formats);
+  DrawsForSummary summary_draws;
+  std::vector<run::output::Writer*> writers = pointers(files);
+  if (!quiet) writers.push_back(&summary_draws);
+  const json record = work(std::span<run::output::Writer* const>(writers));
+  // A run may keep no draws on purpose (steps <= burn_in: a warm-up to resume from); then there is
+  // nothing to summarise, and the exit code says only whether every chain ran (a divergence during the
+  // burn-in is still exit 3, reported below).
+  if (!quiet) {
+    auto chains = summary_draws.take_matrices();
+    if (!chains.empty()) print_summary(record, chains, std::cout, false);
+    else std::cout << "no draws kept (steps <= burn_in?): the record holds each chain's state, to resume from\n";
+    double sampling = 0;
+    for (const auto& p : record["timings"]["phases"]) sampling += p["sampling_seconds"].get<double>();
+    const std::string written = file_list(files);
+    std::cout << fmt::format("sampling time {:.3f} s{}\n", sampling, written.empty() ? "" : ", written: " + written);
+  }
+  if (record["status"] == "error") {
+    for (const auto& ch : record["chains"])
+      if (speaks && ch["status"] != "ok") std::cerr << program << ": " << ch["error"].get<std::string>() << '\n';
+    return 3;
+  }
+  if (record["status"] == "interrupted" && !speaks) return 128 + interrupt_signal().load();
+  if (record["status"] == "interrupted") {
+    const int sig = interrupt_signal().load();
+    std::cerr << fmt::format("{}: interrupted by signal {}: the draws kept so far are written{}\n", program, sig,
+                             out.empty() ? "" : fmt::format("; `{} resume {} -o OUT` completes the run", program, out));
+    return 128 + sig;
+  }
+  return 0;
+}
+
+}  // namespace sgmcmc::cli::detail

@@ -1,0 +1,63 @@
+// `PROG run [CONFIG] [-o RUN] [--format ...]`: runs a config (none: the program's default, e.g. the
+// embedded demo) and writes its record.
+#include <filesystem>
+#include <iostream>
+#include <memory>
+#include <string>
+
+#include <fmt/format.h>
+
+#include <sgmcmc/cli/detail/command.hpp>
+#include <sgmcmc/cli/detail/report.hpp>
+#include <sgmcmc/cli/detail/signals.hpp>
+#include <sgmcmc/run/json_file.hpp>
+#include <sgmcmc/run/output/atomic_file.hpp>
+#include <sgmcmc/run/runner.hpp>
+
+namespace sgmcmc::cli::detail {
+
+Command add_run(CLI::App& app, Context& ctx) {
+  struct Options {
+    std::string config_path, out_path;
+    bool print_default = false;
+  };
+  auto o = std::make_shared<Options>();
+  auto* sub = app.add_subcommand("run", "Run a JSON config (no CONFIG: " + ctx.program.default_config_note + ") and write a run record");
+  sub->add_option("CONFIG", o->config_path, "JSON config (the vocabulary of docs/config.md)");
+  auto* output = sub->add_option("-o,--output", o->out_path, "where to write the JSON run record");
+  sub->add_option("--threads", ctx.opt.threads, "threads for the chains (default: one per core)");
+  sub->add_flag("--print-default-config", o->print_default, "print the default config and exit");
+  sub->add_flag("-q,--quiet", ctx.quiet, "print nothing but errors");
+  add_format_option(*sub, ctx);
+  return {sub, output, /*over_ranks=*/true, [&ctx, o] {
+            const std::string& name = ctx.program.name;
+            if (o->out_path.empty() && ctx.formats != ctx.default_formats) {
+              std::cerr << fmt::format("{}: error: --format needs -o (the path the outputs are named after)\n", name);
+              return 2;
+            }
+            if (o->print_default) {
+              std::cout << ctx.program.default_config.dump(2) << '\n';
+              return 0;
+            }
+            std::error_code ec;
+            if (!o->config_path.empty() && !o->out_path.empty() && std::filesystem::equivalent(o->config_path, o->out_path, ec)) {
+              std::cerr << fmt::format("{}: error: -o {}: that is the config file; the run record would overwrite it\n", name, o->out_path);
+              return 2;
+            }
+            const run::json config = o->config_path.empty() ? ctx.program.default_config : run::read_json_file(o->config_path);
+            if (o->config_path.empty() && !ctx.quiet)
+              std::cout << fmt::format("no CONFIG given: running {} ({} run --print-default-config)\n", ctx.program.default_config_note, name);
+            run::Options opt = ctx.opt;
+            if (ctx.quiet) opt.progress = false;
+            // The handlers first: check_writable's probe is a named temporary, which a signal's default
+            // action would leave behind.
+            InterruptHandlers handlers;
+            if (ctx.root && !o->out_path.empty()) run::check_writable(o->out_path);  // before sampling, not after it
+            opt.stop = &interrupt_requested();
+            return run_and_report(ctx, ctx.root ? o->out_path : "", [&](std::span<run::output::Writer* const> writers) {
+              return run::run(config, opt, ctx.registry, writers);
+            });
+          }};
+}
+
+}  // namespace sgmcmc::cli::detail

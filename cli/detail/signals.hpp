@@ -1,0 +1,28 @@
+#pragma once
+// SIGINT and SIGTERM during `run` and `resume`: the first asks the chains to stop (within 64 steps);
+// the run then writes what it kept — a record with status "interrupted" that `resume` continues — and
+// exits 128 + the signal. A second signal exits at once, removing the outputs' temporaries.
+#include <atomic>
+
+#include <signal.h>
+
+namespace sgmcmc::cli::detail {
+
+/// Set by the first signal; the run's stop flag (run::Options::stop).
+std::atomic<bool>& interrupt_requested();
+/// The signal that asked (0: none).
+std::atomic<int>& interrupt_signal();
+
+/// Installs the handlers for its lifetime (and restores the previous ones).
+class InterruptHandlers {
+ public:
+  InterruptHandlers();
+  InterruptHandlers(const InterruptHandlers&) = delete;
+  InterruptHandlers& operator=(const InterruptHandlers&) = delete;
+  ~InterruptHandlers();
+
+ private:
+  struct sigaction old_int_ {}, old_term_ {};
+};
+
+}  // namespace sgmcmc::cli::detail
