@@ -1,7 +1,7 @@
 // Seconds per 10⁴ SGHMC steps of Bayesian logistic regression (issues #4, #11), N ∈ {10⁵, 10⁶} examples,
 // d = 50, minibatches of 100 drawn with and without replacement (models::Sampling), ABOBA, h = 10⁻³,
 // C = 10, three ways:
-//   Library    - sghmc::Sampler<Euclidean> on data::minibatch(models::LogisticRegression), as a user
+//   Library    - sghmc::Sampler<Euclidean> on models::minibatch(models::LogisticRegression), as a user
 //                calls it (the model's batched gradient, add_batch_gradient);
 //   Hand       - the best plain Eigen loop with the same RNG: x += h/2 v; the batch indices from
 //                models::batch_indices on the stream's next batch counter; the batch's columns
@@ -29,7 +29,7 @@
 #include <benchmark/benchmark.h>
 
 #include <sgmcmc/manifolds/euclidean.hpp>
-#include <sgmcmc/models/data/dataset.hpp>
+#include <sgmcmc/data/dataset.hpp>
 #include <sgmcmc/models/logistic.hpp>
 #include <sgmcmc/models/minibatch.hpp>
 #include <sgmcmc/modules/random/stream.hpp>
@@ -70,7 +70,7 @@ struct LibraryOf {
   sghmc::Sampler<Euclidean>::State s;
   std::uint64_t t = 0;
   LibraryOf(std::size_t n, models::Sampling sampling)
-      : pot(data::minibatch(Model{models::LogisticRegression{dataset(n), prior_sd}}, batch, sampling)),
+      : pot(models::minibatch(Model{models::LogisticRegression{dataset(n), prior_sd}}, batch, sampling)),
         s(sampler.init(VectorXd::Zero(d), rng)) {}
   void run(std::uint64_t k) {
     for (std::uint64_t i = 0; i < k; ++i) sampler.step(s, pot, rng, t++);

@@ -1,5 +1,5 @@
 # Fails if a file includes from a layer above its own (docs/architecture.md):
-#   concepts (0) → manifolds, modules (1) → samplers, models, driver, modules/conformance (2) → run,
+#   concepts (0) → manifolds, modules, data (1) → samplers, models, driver, modules/conformance (2) → run,
 #   compositions (3) → cli (4, the command line of the apps) → apps, bench, examples, experiments (5)
 #   → tests (6, which may test experiment code).
 # Every .hpp and .cpp under those folders is read, and both kinds of include: <sgmcmc/...> and quoted
@@ -12,6 +12,7 @@
 set(rank_concepts 0)
 set(rank_manifolds 1)
 set(rank_modules 1)
+set(rank_data 1)
 set(rank_samplers 2)
 set(rank_models 2)
 set(rank_driver 2)
@@ -24,7 +25,7 @@ set(rank_bench 5)
 set(rank_examples 5)
 set(rank_experiments 5)
 set(rank_tests 6)
-set(library_parts concepts manifolds modules samplers models driver run compositions cli)
+set(library_parts concepts manifolds modules data samplers models driver run compositions cli)
 set(parts ${library_parts} apps bench examples experiments tests)
 
 function(layer_of path out_rank out_name)

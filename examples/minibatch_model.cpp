@@ -11,7 +11,7 @@
 #include <Eigen/Dense>
 
 #include <sgmcmc/manifolds/euclidean.hpp>
-#include <sgmcmc/models/data/dataset.hpp>
+#include <sgmcmc/data/dataset.hpp>
 #include <sgmcmc/models/minibatch.hpp>
 #include <sgmcmc/modules/random/stream.hpp>
 #include <sgmcmc/driver/chain.hpp>
@@ -110,8 +110,8 @@ int main() {
 
   bool ok = true;
   for (const models::Sampling sampling : {models::Sampling::without_replacement, models::Sampling::with_replacement}) {
-    // data::minibatch sets the members of models::Minibatch (its scratch buffers need no initialiser).
-    const models::Minibatch<LinearRegression> potential = data::minibatch(model, /*n=*/100, sampling);
+    // models::minibatch sets the members of models::Minibatch (its scratch buffers need no initialiser).
+    const models::Minibatch<LinearRegression> potential = models::minibatch(model, /*n=*/100, sampling);
     const std::string how = sampling == models::Sampling::with_replacement ? "with replacement" : "without replacement";
 
     // SGLD: the step must be small next to 1/λ_max(posterior precision) ≈ 1e-3, and small enough that

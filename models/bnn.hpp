@@ -17,8 +17,8 @@
 
 #include <Eigen/Core>
 
-#include <sgmcmc/models/data/dataset.hpp>
-#include <sgmcmc/models/data/gather.hpp>
+#include <sgmcmc/data/dataset.hpp>
+#include <sgmcmc/data/gather.hpp>
 #include <sgmcmc/models/minibatch.hpp>
 #include <sgmcmc/modules/dense/product.hpp>
 #include <sgmcmc/modules/parallel/worker_pool.hpp>

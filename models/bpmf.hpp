@@ -12,7 +12,7 @@
 
 #include <Eigen/Core>
 
-#include <sgmcmc/models/data/ratings.hpp>
+#include <sgmcmc/data/ratings.hpp>
 #include <sgmcmc/models/minibatch.hpp>
 #include <sgmcmc/modules/random/distributions.hpp>
 

@@ -16,7 +16,7 @@
 #include <Eigen/Core>
 #include <fmt/format.h>
 
-#include <sgmcmc/models/data/dataset.hpp>
+#include <sgmcmc/data/dataset.hpp>
 #include <sgmcmc/models/minibatch.hpp>
 #include <sgmcmc/modules/error.hpp>
 

@@ -6,7 +6,7 @@
 // permutation of each epoch (positions b·n ... b·n + n - 1 of the concatenated epochs). Nothing is
 // copied per step; a resumed run draws the same batches. A third order, `time_ordered`, walks the
 // examples in their stored order (batch b = positions b·n ... b·n + n - 1, wrapping at N): the online
-// stream of a data set sorted by time (models/data/).
+// stream of a data set sorted by time (data/).
 #include <algorithm>
 #include <concepts>
 #include <cstdint>
@@ -239,6 +239,17 @@ struct Minibatch {
     return u;
   }
 };
+
+/// Minibatch over `model` with batches of n drawn in `sampling` order (member-wise, so the scratch
+/// buffers need no initialiser at the call site).
+template <DataModel M>
+Minibatch<M> minibatch(M model, std::size_t n, Sampling sampling) {
+  Minibatch<M> p;
+  p.model = std::move(model);
+  p.batch_size = n;
+  p.sampling = sampling;
+  return p;
+}
 
 /// The minibatch base of a gradient estimator (models/control_variate.hpp, svrg.hpp, saga.hpp): the
 /// data model, batch size and order, which the run layer reaches through any estimator.

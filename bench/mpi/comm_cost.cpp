@@ -17,7 +17,7 @@
 #include <memory>
 #include <vector>
 
-#include <sgmcmc/models/data/dataset.hpp>
+#include <sgmcmc/data/dataset.hpp>
 #include <sgmcmc/models/logistic.hpp>
 #include <sgmcmc/models/minibatch.hpp>
 #include <sgmcmc/run/distributed/mpi.hpp>

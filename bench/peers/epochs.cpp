@@ -30,9 +30,9 @@
 #include <sgmcmc/manifolds/euclidean.hpp>
 #include <sgmcmc/models/bnn.hpp>
 #include <sgmcmc/models/bpmf.hpp>
-#include <sgmcmc/models/data/dataset.hpp>
-#include <sgmcmc/models/data/idx.hpp>
-#include <sgmcmc/models/data/ratings.hpp>
+#include <sgmcmc/data/dataset.hpp>
+#include <sgmcmc/data/idx.hpp>
+#include <sgmcmc/data/ratings.hpp>
 #include <sgmcmc/models/logistic.hpp>
 #include <sgmcmc/driver/chain.hpp>
 #include <sgmcmc/run/json_file.hpp>
@@ -83,7 +83,7 @@ json time_epochs(const Model& model, Eigen::VectorXd x0, std::size_t batch, doub
   const std::uint64_t steps = o.quick ? quick_steps : N / batch;
   random::Stream rng(chain_seed, 0);
   const auto dim = static_cast<Eigen::Index>(x0.size());  // before x0 is moved from (argument order is unspecified)
-  Chain chain(make_sampler(dim, h, c), data::minibatch(model, batch, models::Sampling::without_replacement),
+  Chain chain(make_sampler(dim, h, c), models::minibatch(model, batch, models::Sampling::without_replacement),
               std::move(x0), std::move(rng));
   std::vector<double> seconds;
   for (int e = 0; e <= o.epochs; ++e) {
@@ -99,7 +99,7 @@ json time_epochs(const Model& model, Eigen::VectorXd x0, std::size_t batch, doub
   // The model's share of an epoch: the same number of stochastic gradients (batches drawn as the chain
   // draws them, prior term included) at the chain's last position, without the sampler's update and
   // noise. What a float model can save is bounded by this share (docs/benchmarks.md).
-  const auto potential = data::minibatch(model, batch, models::Sampling::without_replacement);
+  const auto potential = models::minibatch(model, batch, models::Sampling::without_replacement);
   random::Stream grad_rng(chain_seed, 1);
   const Eigen::VectorXd at = chain.position();
   Eigen::VectorXd g(at.size());
@@ -123,7 +123,7 @@ json time_epochs(const Model& model, Eigen::VectorXd x0, std::size_t batch, doub
 // Minibatch::gradient makes: prior gradient, then the batch term scaled by N/n).
 template <class Model>
 void write_check(const Model& model, const Eigen::VectorXd& theta, std::size_t batch, json header, const Options& o) {
-  const auto p = data::minibatch(model, batch, models::Sampling::without_replacement);
+  const auto p = models::minibatch(model, batch, models::Sampling::without_replacement);
   std::vector<std::size_t> idx;
   models::batch_indices(0, batch, model.size(), models::Sampling::without_replacement, check_seed, 0, idx);
   Eigen::VectorXd g = Eigen::VectorXd::Zero(theta.size());

@@ -8,7 +8,7 @@
 // Samplers report the running posterior-predictive mean (class probabilities averaged over the draws
 // taken at every evaluation after burn-in, or in cSGHMC's sampling stages); the optimisers report
 // their current point. Each is scored by test error, negative log-likelihood and expected calibration
-// error (models/data/classification_scores.hpp).
+// error (data/classification_scores.hpp).
 // The batch gradient is cut into 2 fixed parts computed on `--threads` threads and summed in part
 // order (models/bnn.hpp), so the numbers do not depend on the thread count.
 // Every run goes through the library's driver (driver/chain.hpp); the Gibbs step, the held-out
@@ -30,9 +30,9 @@
 
 #include <sgmcmc/manifolds/euclidean.hpp>
 #include <sgmcmc/models/bnn.hpp>
-#include <sgmcmc/models/data/classification_scores.hpp>
-#include <sgmcmc/models/data/dataset.hpp>
-#include <sgmcmc/models/data/idx.hpp>
+#include <sgmcmc/data/classification_scores.hpp>
+#include <sgmcmc/data/dataset.hpp>
+#include <sgmcmc/data/idx.hpp>
 #include <sgmcmc/driver/chain.hpp>
 #include <sgmcmc/driver/evaluation.hpp>
 #include <sgmcmc/run/json_file.hpp>
@@ -71,7 +71,7 @@ template <class S>
 auto make_chain(const S& sampler, const models::Bnn& model, std::uint64_t seed) {
   random::Stream rng(seed, 0);
   Eigen::VectorXd x0 = model.initial_point(rng);
-  return Chain(sampler, data::minibatch(model, batch, models::Sampling::without_replacement), std::move(x0), std::move(rng));
+  return Chain(sampler, models::minibatch(model, batch, models::Sampling::without_replacement), std::move(x0), std::move(rng));
 }
 
 // Runs one method for `epochs` passes; evaluates every `eval_every` steps (evaluation time is not

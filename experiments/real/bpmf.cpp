@@ -22,8 +22,8 @@
 
 #include <sgmcmc/manifolds/euclidean.hpp>
 #include <sgmcmc/models/bpmf.hpp>
-#include <sgmcmc/models/data/dataset.hpp>
-#include <sgmcmc/models/data/ratings.hpp>
+#include <sgmcmc/data/dataset.hpp>
+#include <sgmcmc/data/ratings.hpp>
 #include <sgmcmc/driver/chain.hpp>
 #include <sgmcmc/driver/evaluation.hpp>
 #include <sgmcmc/run/json_file.hpp>
@@ -59,7 +59,7 @@ json run_method(const std::string& method, const S& sampler, const Setup& setup,
                            std::make_shared<models::BpmfPrecisions>(models::BpmfPrecisions{precision, precision, precision, precision})};
   random::Stream rng(seed, 0);
   Eigen::VectorXd x0 = model.initial_point(rng);  // the first draws of the stream; the chain continues it
-  Chain chain(sampler, data::minibatch(model, batch, setup.sampling), std::move(x0), std::move(rng));
+  Chain chain(sampler, models::minibatch(model, batch, setup.sampling), std::move(x0), std::move(rng));
   const auto steps = static_cast<std::uint64_t>(epochs * static_cast<double>(setup.train->size()) / static_cast<double>(batch));
   if (steps == 0) throw Error(fmt::format("{}: {} passes make no step (batches of {})", method, epochs, batch));
   const std::uint64_t eval_every = std::max<std::uint64_t>(1, steps / 60);

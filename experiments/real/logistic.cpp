@@ -27,8 +27,8 @@
 #include <nlohmann/json.hpp>
 
 #include <sgmcmc/manifolds/euclidean.hpp>
-#include <sgmcmc/models/data/dataset.hpp>
-#include <sgmcmc/models/data/idx.hpp>
+#include <sgmcmc/data/dataset.hpp>
+#include <sgmcmc/data/idx.hpp>
 #include <sgmcmc/models/logistic.hpp>
 #include <sgmcmc/modules/diagnostics/summary.hpp>
 #include <sgmcmc/driver/chain.hpp>
@@ -204,7 +204,7 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "Hessian at the MAP: λ_min %.3g, λ_max %.3g\n", lmin, lmax);
     const VectorXd x0 = VectorXd::Zero(d);
     const Euclidean space(d);
-    const auto pot = data::minibatch(model, kBatch, models::Sampling::with_replacement);
+    const auto pot = models::minibatch(model, kBatch, models::Sampling::with_replacement);
     const double scale = quick ? 0.1 : 1.0;
     json out = {{"experiment", "logistic"}, {"data", data_dir}, {"classes", {kNegative, kPositive}}, {"train", N},
                 {"test", test.size()}, {"dim", d}, {"pca_components", kComponents}, {"prior_sd", 1.0},

@@ -13,7 +13,7 @@
 #include <fmt/format.h>
 
 #include <sgmcmc/models/bnn.hpp>
-#include <sgmcmc/models/data/text.hpp>
+#include <sgmcmc/data/text.hpp>
 #include <sgmcmc/run/targets/common.hpp>
 #include <sgmcmc/run/targets/estimator.hpp>
 
@@ -74,7 +74,7 @@ inline TargetEntry bnn_target() {
               if (const auto dim = manifold.dim(); dim && own != *dim)
                 fail(f.at("data"), fmt::format("a {}–{}–{} net on {} has {} weights but the manifold has {} coordinates", d.dim(),
                                                hidden, classes, path, own, *dim));
-              return targets::make_estimated_choice(f, name, data::minibatch(std::move(m), batch, targets::sampling(replace)),
+              return targets::make_estimated_choice(f, name, models::minibatch(std::move(m), batch, targets::sampling(replace)),
                                                     std::move(out), {own, true, gibbs_every});
             };
             return single ? make(float{}) : make(double{});

@@ -13,8 +13,8 @@
 #include <fmt/format.h>
 
 #include <sgmcmc/models/bpmf.hpp>
-#include <sgmcmc/models/data/dataset.hpp>
-#include <sgmcmc/models/data/ratings.hpp>
+#include <sgmcmc/data/dataset.hpp>
+#include <sgmcmc/data/ratings.hpp>
 #include <sgmcmc/run/targets/common.hpp>
 #include <sgmcmc/run/targets/estimator.hpp>
 
@@ -74,7 +74,7 @@ inline TargetEntry bpmf_target() {
                                              m.items(), latent, own, *dim));
             json out = {{"name", name}, {"data", path}, {"latent", latent}, {"tau", tau}, {"prior_precision", lambda},
                         {"mean", mu}, {"batch_size", batch}, {"with_replacement", replace}, {"gibbs_every", gibbs_every}};
-            return targets::make_estimated_choice(f, name, data::minibatch(std::move(m), batch, targets::sampling(replace)), std::move(out),
+            return targets::make_estimated_choice(f, name, models::minibatch(std::move(m), batch, targets::sampling(replace)), std::move(out),
                                                   {own, true, gibbs_every});
           }};
 }

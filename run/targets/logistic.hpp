@@ -17,7 +17,7 @@
 
 #include <fmt/format.h>
 
-#include <sgmcmc/models/data/text.hpp>
+#include <sgmcmc/data/text.hpp>
 #include <sgmcmc/models/logistic.hpp>
 #include <sgmcmc/models/shard.hpp>
 #include <sgmcmc/run/distributed/transport.hpp>
@@ -111,9 +111,9 @@ inline TargetChoice logistic_choice(Fields& f, const ManifoldChoice& manifold, c
   json out = {{"name", name}, {"data", d.record}, {"prior_sd", prior_sd}, {"batch_size", batch}, {"with_replacement", replace}};
   const DataSpace space{own, true, 0, shard.sum};
   if (!shard.sharded())
-    return make_estimated_choice(f, name, data::minibatch(std::move(local), batch, sampling(replace)), std::move(out), space);
+    return make_estimated_choice(f, name, models::minibatch(std::move(local), batch, sampling(replace)), std::move(out), space);
   models::Shard<models::LogisticRegression> part{std::move(local), d.first, d.total, shard.index == 0};
-  return make_estimated_choice(f, name, data::minibatch(std::move(part), batch, sampling(replace)), std::move(out), space);
+  return make_estimated_choice(f, name, models::minibatch(std::move(part), batch, sampling(replace)), std::move(out), space);
 }
 
 }  // namespace targets

@@ -9,7 +9,7 @@
 #include <fstream>
 #include <string>
 
-#include <sgmcmc/models/data/dataset.hpp>
+#include <sgmcmc/data/dataset.hpp>
 #include <sgmcmc/run/runner.hpp>
 
 namespace test_cli_data {  // this file's names: its group compiles as one translation unit (tests/CMakeLists.txt)

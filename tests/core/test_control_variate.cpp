@@ -9,7 +9,7 @@
 
 #include <sgmcmc/concepts/potential.hpp>
 #include <sgmcmc/models/control_variate.hpp>
-#include <sgmcmc/models/data/dataset.hpp>
+#include <sgmcmc/data/dataset.hpp>
 #include <sgmcmc/models/logistic.hpp>
 #include <sgmcmc/models/saga.hpp>
 #include <sgmcmc/models/svrg.hpp>
@@ -63,7 +63,7 @@ TEST_CASE("control variates: exact at the centre, unbiased away from it, and far
   centre << 0.3, -0.5, 0.8, 0.1;
   for (auto sampling : {models::Sampling::without_replacement, models::Sampling::with_replacement}) {
     CAPTURE(static_cast<int>(sampling));
-    const auto base = data::minibatch(model, n, sampling);
+    const auto base = models::minibatch(model, n, sampling);
     const auto cv = models::ControlVariate<models::LogisticRegression>::at(base, centre);
 
     // At θ = θ̂ every batch's two terms cancel: the gradient is the full one, to rounding. Catches a
@@ -130,7 +130,7 @@ TEST_CASE("control variates: the scalar centre (one gather a step) gives the two
     VectorXd centre(4), x(4);
     centre << 0.3, -0.5, 0.8, 0.1;
     x << 0.9, 0.2, 0.1, -0.4;
-    auto scalar = models::ControlVariate<models::LogisticRegression>::at(data::minibatch(model, n, sampling), centre);
+    auto scalar = models::ControlVariate<models::LogisticRegression>::at(models::minibatch(model, n, sampling), centre);
     auto vector = models::ControlVariate<BatchOnlyLogistic>::at(models::Minibatch<BatchOnlyLogistic>{{model}, n, sampling, {}}, centre);
     static_assert(decltype(scalar)::scalar_centre && !decltype(vector)::scalar_centre);
     REQUIRE(scalar.centre_coefficients.size() == static_cast<Eigen::Index>(N));
@@ -201,7 +201,7 @@ TEST_CASE("the posterior mode by L-BFGS: the closed form on a conjugate model, a
   CHECK(m.gradient_norm <= defaults.slack * defaults.tolerance * std::max(1.0, g0.norm()));
 
   const models::LogisticRegression lr = logistic(2000);
-  const auto lpot = data::minibatch(lr, 50, models::Sampling::without_replacement);
+  const auto lpot = models::minibatch(lr, 50, models::Sampling::without_replacement);
   const optimize::Mode lm = optimize::find_mode(lpot, VectorXd::Zero(4));
   VectorXd g(4);
   lpot.exact_gradient(lm.x, g);
@@ -230,7 +230,7 @@ TEST_CASE("SVRG: the centre is the first point, moves every m steps, and the gra
   // Catches: a centre never refreshed (after a refresh at x the gradient there must be exact again),
   // a refresh on the wrong steps, a gradient biased by the moving centre.
   const models::LogisticRegression model = logistic(600);
-  const auto base = data::minibatch(model, 30, models::Sampling::without_replacement);
+  const auto base = models::minibatch(model, 30, models::Sampling::without_replacement);
   models::Svrg<models::LogisticRegression> svrg(base, 0);
   CHECK(svrg.period() == 20);  // an epoch: N/n
   VectorXd x = VectorXd::Constant(4, 0.2), g(4), exact(4);
@@ -289,7 +289,7 @@ TEST_CASE("SAGA: exact where the table is fresh, unbiased with a stale table, an
   const std::size_t n = 30;
   for (auto sampling : {models::Sampling::without_replacement, models::Sampling::with_replacement}) {
     CAPTURE(static_cast<int>(sampling));
-    models::Saga<models::LogisticRegression> saga(data::minibatch(model, n, sampling));
+    models::Saga<models::LogisticRegression> saga(models::minibatch(model, n, sampling));
     VectorXd x = VectorXd::Constant(4, 0.2), g(4), exact(4);
     random::Stream rng(3, 0);
     // The first gradient fills the table at x: every entry fresh, so the estimate is the full gradient.
@@ -341,7 +341,7 @@ TEST_CASE("SAGA: one number per example for a generalised linear model, the same
   const models::LogisticRegression model = logistic(300);
   for (auto sampling : {models::Sampling::without_replacement, models::Sampling::with_replacement}) {
     CAPTURE(static_cast<int>(sampling));
-    models::Saga<models::LogisticRegression> scalar(data::minibatch(model, 20, sampling));
+    models::Saga<models::LogisticRegression> scalar(models::minibatch(model, 20, sampling));
     models::Saga<PlainLogistic> dense(models::Minibatch<PlainLogistic>{PlainLogistic{model}, 20, sampling, {}});
     random::Stream a(5, 2), b(5, 2), walk(6, 0);
     VectorXd x = VectorXd::Zero(4), ga(4), gb(4), step(4);

@@ -30,7 +30,7 @@
 
 #include <sgmcmc/manifolds/euclidean.hpp>
 #include <sgmcmc/models/bnn.hpp>
-#include <sgmcmc/models/data/dataset.hpp>
+#include <sgmcmc/data/dataset.hpp>
 #include <sgmcmc/modules/diagnostics/ess.hpp>
 #include <sgmcmc/samplers/sghmc.hpp>
 #include <sgmcmc/samplers/sgld.hpp>
@@ -64,7 +64,7 @@ double test_error(const S& sampler, const Set& train, const Set& test, std::uint
   models::Bnn m;
   m.data = train;
   m.hidden = 50, m.classes = 10;
-  const auto pot = data::minibatch(m, 100, models::Sampling::without_replacement);
+  const auto pot = models::minibatch(m, 100, models::Sampling::without_replacement);
   random::Stream rng(seed, 0);
   auto state = sampler.init(m.initial_point(rng), rng);
   Eigen::MatrixXd avg;
@@ -130,7 +130,7 @@ template <class M>
 Eigen::MatrixXd predictive_draws(const M& m, const Eigen::MatrixXf& points, std::uint64_t steps, std::uint64_t seed) {
   const Euclidean space(m.dim());
   const sghmc::Sampler<Euclidean> s{{space, sghmc::Friction(2.0), 0.0}, splitting::aboba, schedule::StepSize::constant(0.02)};
-  const auto pot = data::minibatch(m, 50, models::Sampling::without_replacement);
+  const auto pot = models::minibatch(m, 50, models::Sampling::without_replacement);
   random::Stream rng(seed, 0);
   auto state = s.init(m.initial_point(rng, 0.3), rng);
   data::Dataset<float> at;

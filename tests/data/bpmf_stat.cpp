@@ -14,7 +14,7 @@
 
 #include <sgmcmc/manifolds/euclidean.hpp>
 #include <sgmcmc/models/bpmf.hpp>
-#include <sgmcmc/models/data/dataset.hpp>
+#include <sgmcmc/data/dataset.hpp>
 #include <sgmcmc/samplers/sghmc.hpp>
 
 using namespace sgmcmc;
@@ -46,7 +46,7 @@ TEST_CASE("BPMF with SGHMC beats the bias baseline on held-out ratings") {
   const double bias_rmse = models::rmse(test, bias_pred, -100, 100);
 
   models::Bpmf m{tr, 5, 4.0, train.mean(), std::make_shared<models::BpmfPrecisions>()};
-  const auto pot = data::minibatch(m, 500, models::Sampling::without_replacement);
+  const auto pot = models::minibatch(m, 500, models::Sampling::without_replacement);
   const double h = 0.01;
   const sghmc::Sampler<Euclidean> s{{Euclidean(m.dim()), sghmc::Friction(10.0), 0.0}, splitting::aboba, schedule::StepSize::constant(h)};
   random::Stream rng(9, 0);

@@ -21,7 +21,7 @@
 #include <vector>
 
 #include <sgmcmc/manifolds/euclidean.hpp>
-#include <sgmcmc/models/data/dataset.hpp>
+#include <sgmcmc/data/dataset.hpp>
 #include <sgmcmc/models/control_variate.hpp>
 #include <sgmcmc/models/logistic.hpp>
 #include <sgmcmc/models/saga.hpp>
@@ -88,7 +88,7 @@ TEST_CASE("logistic regression: SGHMC and SGLD posterior mean and sd match exact
   const std::size_t N = 2000, n = 100;
   auto syn = data::synthetic_logistic(N, 3, 21);
   const models::LogisticRegression model{std::make_shared<const data::Dataset<double>>(std::move(syn.data)), 1.0};
-  const auto pot = data::minibatch(model, n, models::Sampling::with_replacement);
+  const auto pot = models::minibatch(model, n, models::Sampling::with_replacement);
   const Euclidean space(3);
   const VectorXd x0 = VectorXd::Zero(3);
 
@@ -141,7 +141,7 @@ TEST_CASE("logistic regression: SGHMC and SGLD posterior mean and sd match exact
     // whole sds), a centre that is not the mode (the noise, and the sd, grow).
     const optimize::Mode mode = optimize::find_mode(pot, x0);
     const auto cv = models::ControlVariate<models::LogisticRegression>::at(
-        data::minibatch(model, n, models::Sampling::without_replacement), mode.x);
+        models::minibatch(model, n, models::Sampling::without_replacement), mode.x);
     const sghmc::Sampler<Euclidean> s{{space, sghmc::Friction(50), 0.0}, splitting::aboba, schedule::StepSize::constant(0.005)};
     compare("sghmc, control variates", run_chains(s, cv, x0, 4, 150000, Retention{3000, 5}, 6), ref, VectorXd::Constant(3, 0.03));
     const double h = 5e-5;
@@ -151,13 +151,13 @@ TEST_CASE("logistic regression: SGHMC and SGLD posterior mean and sd match exact
     // SVRG-LD (Dubey et al. 2016): SGLD with the centre refreshed at the chain's position every epoch
     // (20 steps). Catches a centre that goes stale (the noise would grow with the distance travelled)
     // or a refresh that biases the gradient.
-    const models::Svrg<models::LogisticRegression> svrg(data::minibatch(model, n, models::Sampling::without_replacement));
+    const models::Svrg<models::LogisticRegression> svrg(models::minibatch(model, n, models::Sampling::without_replacement));
     compare("sgld, svrg", run_chains(l, svrg, x0, 4, 250000, Retention{5000, 5}, 8), ref,
             VectorXd::Constant(3, h * lambda_max / 4 + 0.03));
     // SAGA-LD (Dubey et al. 2016): each example's residual where it was last drawn, one number per
     // example. Catches an update that loses the table's sum or uses the fresh entries in the estimate
     // (biased: the mean moves), or entries that never refresh (the noise, and the sd, grow).
-    const models::Saga<models::LogisticRegression> saga(data::minibatch(model, n, models::Sampling::without_replacement));
+    const models::Saga<models::LogisticRegression> saga(models::minibatch(model, n, models::Sampling::without_replacement));
     compare("sgld, saga", run_chains(l, saga, x0, 4, 250000, Retention{5000, 5}, 9), ref,
             VectorXd::Constant(3, h * lambda_max / 4 + 0.03));
   }
@@ -169,7 +169,7 @@ TEST_CASE("logistic regression: SGHMC and SGLD posterior mean and sd match exact
     // refuses for empirical_fisher and the CLI for any V̂) must fall below 1 - tol: this is what the
     // test catches, a noise correction applied to batches that are not independent.
     const double h = 0.01, C = 60;
-    const auto without = data::minibatch(model, n, models::Sampling::without_replacement);
+    const auto without = models::minibatch(model, n, models::Sampling::without_replacement);
     const sghmc::Sampler<Euclidean> plain{{space, sghmc::Friction(C), 0.0}, splitting::aboba, schedule::StepSize::constant(h)};
     const sghmc::Sampler<Euclidean> corrected{{space, sghmc::Friction(C), v_hat}, splitting::aboba,
                                               schedule::StepSize::constant(h)};

@@ -25,7 +25,7 @@ TEST_CASE("BNN: the batch gradient (backprop) is the derivative of the value") {
   m.data = labelled_noise(5, 12, 3);
   m.hidden = 4, m.classes = 3;
   m.precisions = std::make_shared<models::BnnPrecisions>(models::BnnPrecisions{0.7, 1.3});
-  const auto pot = data::minibatch(m, 4, models::Sampling::without_replacement);
+  const auto pot = models::minibatch(m, 4, models::Sampling::without_replacement);
   random::Stream rng(3, 0);
   const VectorXd x = m.initial_point(rng, 0.8);
   VectorXd g(m.dim());

@@ -5,7 +5,7 @@
 #include <memory>
 
 #include <sgmcmc/models/bpmf.hpp>
-#include <sgmcmc/models/data/dataset.hpp>
+#include <sgmcmc/data/dataset.hpp>
 
 using namespace sgmcmc;
 using Eigen::VectorXd;
@@ -22,7 +22,7 @@ std::shared_ptr<const data::Ratings> tiny_ratings() {
 TEST_CASE("BPMF: the gradient is the derivative of the value") {
   // Catches: U and V swapped in the per-rating gradient, a bias index off by the users, a prior slip.
   models::Bpmf m{tiny_ratings(), 2, 3.0, 2.5, std::make_shared<models::BpmfPrecisions>(models::BpmfPrecisions{1.5, 0.7, 2.0, 0.3})};
-  const auto pot = data::minibatch(m, 3, models::Sampling::without_replacement);
+  const auto pot = models::minibatch(m, 3, models::Sampling::without_replacement);
   random::Stream rng(1, 0);
   VectorXd x = m.initial_point(rng, 0.5);
   for (Eigen::Index k = m.a_offset(); k < m.dim(); ++k) x[k] = 0.1 * static_cast<double>(k % 5) - 0.2;

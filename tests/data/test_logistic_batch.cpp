@@ -8,7 +8,7 @@
 #include <vector>
 
 #include <sgmcmc/concepts/potential.hpp>
-#include <sgmcmc/models/data/dataset.hpp>
+#include <sgmcmc/data/dataset.hpp>
 #include <sgmcmc/models/logistic.hpp>
 #include <sgmcmc/models/minibatch.hpp>
 #include <sgmcmc/modules/random/stream.hpp>
@@ -98,7 +98,7 @@ TEST_CASE("logistic regression: Minibatch::gradient takes the batched path and s
   static_assert(models::BatchDataModel<models::LogisticRegression>);
   const auto [model, theta] = problem(20, 5, 8);
   for (auto sampling : {models::Sampling::with_replacement, models::Sampling::without_replacement}) {
-    const auto pot = data::minibatch(model, 15, sampling);
+    const auto pot = models::minibatch(model, 15, sampling);
     random::Stream rng(13, 2);
     VectorXd g(5);
     for (std::uint64_t b = 0; b < 4; ++b) {
@@ -122,7 +122,7 @@ TEST_CASE("logistic regression: the full-data passes over blocks equal the per-e
   // a partial one) with the ±800 and +40 margins. Catches: a block's offset into the data or labels, the
   // partial last block dropped or overrun, softplus overflowing at z = ±800 (inf or NaN), a lost sign of y.
   const auto [model, theta] = problem(2500, 7, 8);
-  const auto base = data::minibatch(model, 10, models::Sampling::without_replacement);
+  const auto base = models::minibatch(model, 10, models::Sampling::without_replacement);
   VectorXd g(7), want = VectorXd::Zero(7);
   model.add_prior_gradient(theta, want);
   double u = model.prior_value(theta);

@@ -14,8 +14,8 @@
 #include <vector>
 
 #include <sgmcmc/models/control_variate.hpp>
-#include <sgmcmc/models/data/dataset.hpp>
-#include <sgmcmc/models/data/text.hpp>
+#include <sgmcmc/data/dataset.hpp>
+#include <sgmcmc/data/text.hpp>
 #include <sgmcmc/models/logistic.hpp>
 #include <sgmcmc/models/minibatch.hpp>
 #include <sgmcmc/models/saga.hpp>
@@ -71,9 +71,9 @@ template <class Make>
 void check_estimator(Make make, const char* name) {
   const std::size_t N = 97;
   const Split s = split(N, 4, {0, 13, 50, 51, 97});  // a one-row shard too
-  auto whole = make(data::minibatch(s.whole, 10, models::Sampling::with_replacement));
-  std::vector<decltype(make(data::minibatch(s.parts[0], 10, models::Sampling::with_replacement)))> parts;
-  for (const auto& p : s.parts) parts.push_back(make(data::minibatch(p, 10, models::Sampling::with_replacement)));
+  auto whole = make(models::minibatch(s.whole, 10, models::Sampling::with_replacement));
+  std::vector<decltype(make(models::minibatch(s.parts[0], 10, models::Sampling::with_replacement)))> parts;
+  for (const auto& p : s.parts) parts.push_back(make(models::minibatch(p, 10, models::Sampling::with_replacement)));
   random::Stream rng_whole(3, 1);
   std::vector<random::Stream> rng_parts(parts.size(), random::Stream(3, 1));
   VectorXd x = VectorXd::Constant(4, 0.3), g(4), gp(4), sum(4);

@@ -12,7 +12,7 @@
 #include <Eigen/Core>
 #include <fmt/format.h>
 
-#include <sgmcmc/models/data/dataset.hpp>
+#include <sgmcmc/data/dataset.hpp>
 #include <sgmcmc/run/stein.hpp>
 
 using namespace sgmcmc;

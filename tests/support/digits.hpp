@@ -10,9 +10,9 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include <sgmcmc/models/data/dataset.hpp>
-#include <sgmcmc/models/data/gzip.hpp>
-#include <sgmcmc/models/data/text.hpp>
+#include <sgmcmc/data/dataset.hpp>
+#include <sgmcmc/data/gzip.hpp>
+#include <sgmcmc/data/text.hpp>
 
 namespace sgmcmc::data {
 

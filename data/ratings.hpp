@@ -14,7 +14,7 @@
 
 #include <fmt/format.h>
 
-#include <sgmcmc/models/data/text.hpp>
+#include <sgmcmc/data/text.hpp>
 #include <sgmcmc/modules/random/permutation.hpp>
 
 namespace sgmcmc::data {

@@ -7,7 +7,7 @@
 #include <fmt/format.h>
 #include <zlib.h>
 
-#include <sgmcmc/models/data/dataset.hpp>
+#include <sgmcmc/data/dataset.hpp>
 #include <sgmcmc/modules/error.hpp>
 
 namespace sgmcmc::data {

@@ -1,4 +1,5 @@
 #pragma once
+// Layer: data I/O (data/), beside modules/: it reads and holds data sets and knows no potential.
 // The data side of a data model: a Dataset of N examples stored once (features d × N, one example a
 // column, so an example is a contiguous column and a batch is a set of column indices), shared by
 // every chain through a shared_ptr<const Dataset>, never copied per step. The minibatch contract
@@ -18,7 +19,6 @@
 #include <sys/mman.h>
 #endif
 
-#include <sgmcmc/models/minibatch.hpp>
 #include <sgmcmc/modules/error.hpp>
 #include <sgmcmc/modules/random/permutation.hpp>
 #include <sgmcmc/modules/random/stream.hpp>
@@ -97,17 +97,6 @@ struct Dataset {
     return out;
   }
 };
-
-/// models::Minibatch over `model` with batches of n drawn in `sampling` order (member-wise, so the
-/// scratch buffers need no initialiser at the call site).
-template <models::DataModel M>
-models::Minibatch<M> minibatch(M model, std::size_t n, models::Sampling sampling) {
-  models::Minibatch<M> p;
-  p.model = std::move(model);
-  p.batch_size = n;
-  p.sampling = sampling;
-  return p;
-}
 
 /// Throws a clear error naming the file unless it exists and is a regular file.
 inline void require_file(const std::filesystem::path& path, const std::string& what, const std::string& hint = "") {

@@ -9,8 +9,8 @@
 
 #include <fmt/format.h>
 
-#include <sgmcmc/models/data/dataset.hpp>
-#include <sgmcmc/models/data/gzip.hpp>
+#include <sgmcmc/data/dataset.hpp>
+#include <sgmcmc/data/gzip.hpp>
 
 namespace sgmcmc::data {
 
