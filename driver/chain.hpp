@@ -270,7 +270,7 @@ struct Chain {
       if ((kept || steps_done % check_every == 0) && !position().allFinite()) return diverged();
       if (kept) {
         sampler.describe(state, info);
-        if constexpr (S::statistics.has(Statistic::kinetic_energy)) totals.kinetic_sum += 2 * info.kinetic_energy, ++totals.kinetic_draws;
+        if constexpr (S::statistics.has(stats::kinetic_energy)) totals.kinetic_sum += 2 * info.kinetic_energy, ++totals.kinetic_draws;
       }
       // A potential with a state of its own (the bnn and bpmf targets' Gibbs step on prior precisions)
       // updates it between steps, given the new position, the global step count and the chain's

@@ -61,7 +61,7 @@ bool run_and_report(const char* name, const S& sampler, const P& potential, Vect
   std::printf("%-28s", name);
   print_vector("mean", mean);
   print_vector(" var", variance);
-  if constexpr (S::statistics.has(Statistic::acceptance))
+  if constexpr (S::statistics.has(stats::acceptance))
     std::printf("  accept %.2f", chain.totals.accept_sum / double(chain.steps_done));
   std::printf("\n");
   const VectorXd sd = exact.variance.cwiseSqrt();

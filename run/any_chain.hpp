@@ -93,7 +93,7 @@ class ChainModel final : public AnyChain {
     json j = {{"sampler", StateJson<typename S::State>::write(chain_.state)}, {"rng", stream_json(chain_.rng.state())},
               {"steps_done", chain_.steps_done}, {"accept_sum", t.accept_sum},
               {"totals", {{"gradient_evals", t.gradient_evals}, {"reflections", t.reflections}, {"divergent", t.divergent}}}};
-    if constexpr (S::statistics.has(Statistic::kinetic_energy)) {
+    if constexpr (S::statistics.has(stats::kinetic_energy)) {
       j["totals"]["kinetic_sum"] = t.kinetic_sum;
       j["totals"]["kinetic_draws"] = t.kinetic_draws;
     }
@@ -131,14 +131,14 @@ class ChainModel final : public AnyChain {
     const ChainTotals& t = chain_.totals;
     json d = {{"steps", chain_.steps_done}, {"gradient_evals", t.gradient_evals}, {"reflections", t.reflections},
               {"mean_accept_stat", chain_.steps_done ? t.accept_sum / static_cast<double>(chain_.steps_done) : 0.0}};
-    if constexpr (S::statistics.has(Statistic::thermostat)) {  // SGNHT: the thermostat's current value
+    if constexpr (S::statistics.has(stats::thermostat)) {  // SGNHT: the thermostat's current value
       StepInfo info;
       chain_.sampler.describe(chain_.state, info);
       d["xi"] = info.thermostat;
     }
     d.update(chain_.potential.diagnostics(chain_.steps_done));  // bnn, bpmf: precisions, Gibbs steps
-    if constexpr (S::statistics.has(Statistic::divergent)) d["divergent"] = t.divergent;
-    if constexpr (S::statistics.has(Statistic::kinetic_energy))
+    if constexpr (S::statistics.has(stats::divergent)) d["divergent"] = t.divergent;
+    if constexpr (S::statistics.has(stats::kinetic_energy))
       if (t.kinetic_draws > 0 && momentum_dim > 0)
         d["kinetic_temperature"] = t.kinetic_sum / (static_cast<double>(t.kinetic_draws) * static_cast<double>(momentum_dim));
     return d;

@@ -56,8 +56,7 @@ output::RunHeader header_of(const RunConfig& c, const AnyChain& chain, std::uint
   h.chains = c.chains;
   if (c.manifold.rows > 0 && c.manifold.cols > 0) h.shape = {c.manifold.rows, c.manifold.cols};
   else h.shape = {chain.position().size()};
-  for (Statistic s : all_statistics)
-    if (chain.statistics().has(s)) h.statistics.push_back(s);
+  h.statistics = chain.statistics().ordered();
   h.has_lp = c.log_density;
   h.expected_draws = c.retention.kept_by(total_steps);
   h.library_version = sgmcmc::version;
@@ -116,7 +115,7 @@ void add_draw(output::BlockBuffer& buffer, const output::RecordDraw& d) {
   double lp = std::numeric_limits<double>::quiet_NaN();
   for (const auto& [name, v] : d.stats) {
     if (name == "lp") lp = v;
-    else if (auto s = output::statistic_named(name)) info.set(*s, v);
+    else if (const Statistic* s = statistic_named(buffer.header().statistics, name)) s->set(info, v);
   }
   buffer.add(d.chain, d.values, info, lp);
 }

@@ -57,7 +57,8 @@ RunConfig config_of(const json& record, const Registry& registry, const Placemen
 /// Checks a draw read back from a record against the run's shape (`index`: its place in its chain).
 void check_width(const output::RecordDraw& d, const output::RunHeader& h, std::uint64_t index);
 
-/// A draw read back, as a writer's row: statistics by name into a StepInfo, lp apart.
+/// A draw read back, as a writer's row: the statistics the buffer's header declares, by name, into a
+/// StepInfo (a column no statistic of the sampler's names is not carried over), lp apart.
 void add_draw(output::BlockBuffer& buffer, const output::RecordDraw& d);
 
 }  // namespace detail

@@ -53,8 +53,8 @@ struct State : splitting::PhaseState {
 template <Manifold M>
 struct Sampler {
   using State = amagold::State;
-  static constexpr Statistics statistics = Statistic::acceptance | Statistic::divergent | Statistic::step_size |
-                                           Statistic::gradient_evals | Statistic::reflections | Statistic::kinetic_energy;
+  static constexpr Statistics statistics = stats::acceptance | stats::divergent | stats::step_size |
+                                           stats::gradient_evals | stats::reflections | stats::kinetic_energy;
   M manifold;
   schedule::StepSize step_size = schedule::StepSize::constant(0.1);
   double friction = 1.0;  ///< β ≥ 0

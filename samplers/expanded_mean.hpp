@@ -122,7 +122,7 @@ inline void check_counts(const RowsState& s, Eigen::Index rows) {
 struct Langevin {
   using State = RowsState;
   static constexpr Statistics statistics =
-      Statistic::step_size | Statistic::gradient_evals | Statistic::reflections;
+      stats::step_size | stats::gradient_evals | stats::reflections;
   Eigen::Index rows = 1;  ///< K: θ is K×W, each row a point of Δ^{W-1}
   Metric metric = Metric::fisher;
   schedule::StepSize step_size = schedule::StepSize::constant(0.01);
@@ -183,7 +183,7 @@ struct Langevin {
 struct Hamiltonian {
   using State = RowsState;
   static constexpr Statistics statistics =
-      Statistic::step_size | Statistic::gradient_evals | Statistic::reflections | Statistic::kinetic_energy;
+      stats::step_size | stats::gradient_evals | stats::reflections | stats::kinetic_energy;
   Eigen::Index rows = 1;  ///< K: θ is K×W, each row a point of Δ^{W-1}
   Metric metric = Metric::fisher;
   schedule::StepSize step_size = schedule::StepSize::constant(0.01);

@@ -36,8 +36,8 @@ template <Manifold M>
 struct Sampler {
   using State = hmc::State;
   /// `energy` is H at the step's end (NaN without the MH test: naive stochastic-gradient HMC).
-  static constexpr Statistics statistics = Statistic::acceptance | Statistic::divergent | Statistic::energy |
-                                           Statistic::step_size | Statistic::gradient_evals | Statistic::reflections;
+  static constexpr Statistics statistics = stats::acceptance | stats::divergent | stats::energy |
+                                           stats::step_size | stats::gradient_evals | stats::reflections;
   M manifold;
   schedule::StepSize step_size = schedule::StepSize::constant(0.1);
   int leapfrog_steps = 10;

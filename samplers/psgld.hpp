@@ -45,7 +45,7 @@ struct State {
 
 struct Sampler {
   using State = psgld::State;
-  static constexpr Statistics statistics = Statistic::step_size | Statistic::gradient_evals;
+  static constexpr Statistics statistics = stats::step_size | stats::gradient_evals;
   Eigen::Index dim = 1;
   schedule::StepSize step_size = schedule::StepSize::constant(0.01);
   double decay = 0.99;     ///< α, the RMSprop average's decay (Li et al.'s α = 0.99)

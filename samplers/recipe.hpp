@@ -55,7 +55,7 @@ struct State {
 template <class F>
 struct Sampler {
   using State = recipe::State;
-  static constexpr Statistics statistics = Statistic::step_size | Statistic::gradient_evals;
+  static constexpr Statistics statistics = stats::step_size | stats::gradient_evals;
   F fields;                   ///< D(z), Q(z), Γ(z): recipe::Fields or recipe::Constant
   Augment augment = Augment::none;
   schedule::StepSize step_size = schedule::StepSize::constant(0.01);

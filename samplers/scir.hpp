@@ -28,7 +28,7 @@ struct State : expanded_mean::Point {  // theta: θ_k > 0; x: π = θ / Σθ, th
 
 struct Sampler {
   using State = scir::State;
-  static constexpr Statistics statistics = Statistic::step_size | Statistic::gradient_evals;
+  static constexpr Statistics statistics = stats::step_size | stats::gradient_evals;
   Eigen::Index n = 2;  ///< coordinates of the simplex
   schedule::StepSize step_size = schedule::StepSize::constant(0.1);
 

@@ -42,7 +42,7 @@ struct Friction {
 template <Manifold M>
 struct Dynamics {
   using State = splitting::PhaseState;
-  static constexpr Statistics statistics = Statistic::kinetic_energy | Statistic::gradient_evals | Statistic::reflections;
+  static constexpr Statistics statistics = stats::kinetic_energy | stats::gradient_evals | stats::reflections;
   M manifold;
   Friction friction{1.0};
   double noise_estimate = 0.0;  ///< V̂: variance of the stochastic gradient's noise (scalar)

@@ -29,7 +29,7 @@ template <Manifold M>
 struct Sampler {
   using State = sgld::State;
   static constexpr Statistics statistics =
-      Statistic::step_size | Statistic::gradient_evals | Statistic::reflections;
+      stats::step_size | stats::gradient_evals | stats::reflections;
   M manifold;
   schedule::StepSize step_size = schedule::StepSize::constant(0.01);
   double noise_estimate = 0.0;  ///< V̂: noise sd becomes sqrt(2h - V̂h²) (Chen et al. 2014's SGLD correction)

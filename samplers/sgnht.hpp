@@ -22,7 +22,7 @@ template <Manifold M>
 struct Dynamics {
   using State = splitting::PhaseState;
   static constexpr Statistics statistics =
-      Statistic::kinetic_energy | Statistic::thermostat | Statistic::gradient_evals | Statistic::reflections;
+      stats::kinetic_energy | stats::thermostat | stats::gradient_evals | stats::reflections;
   M manifold;
   double diffusion = 1.0;       ///< A: the injected noise 2A dt; ξ starts at A (authors' code: xi(alpha/eps))
   double noise_estimate = 0.0;  ///< V̂

@@ -38,7 +38,7 @@ template <recipe::Metric Metric>
 struct Sampler {
   using State = sgrhmc::State;
   static constexpr Statistics statistics =
-      Statistic::step_size | Statistic::gradient_evals | Statistic::kinetic_energy;
+      stats::step_size | stats::gradient_evals | stats::kinetic_energy;
   Metric metric;
   schedule::StepSize step_size = schedule::StepSize::constant(0.01);
   Variant variant = Variant::generalized;

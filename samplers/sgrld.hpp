@@ -31,7 +31,7 @@ using State = recipe::RiemannianState;
 template <recipe::Metric Metric>
 struct Sampler {
   using State = sgrld::State;
-  static constexpr Statistics statistics = Statistic::step_size | Statistic::gradient_evals;
+  static constexpr Statistics statistics = stats::step_size | stats::gradient_evals;
   Metric metric;
   schedule::StepSize step_size = schedule::StepSize::constant(0.01);
   double noise_estimate = 0.0;  ///< V̂: variance of the stochastic gradient's noise (scalar)
@@ -96,7 +96,7 @@ struct ExpandedState : expanded_mean::Point {  // theta: θ > 0; x: π = θ / Σ
 struct ExpandedMean {
   using State = ExpandedState;
   static constexpr Statistics statistics =
-      Statistic::step_size | Statistic::gradient_evals | Statistic::reflections;
+      stats::step_size | stats::gradient_evals | stats::reflections;
   schedule::StepSize step_size = schedule::StepSize::constant(0.01);
 
   template <class R>

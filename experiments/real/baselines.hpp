@@ -18,7 +18,7 @@ struct SgdState {
 
 struct Sgd {
   using State = SgdState;
-  static constexpr Statistics statistics = Statistic::step_size | Statistic::gradient_evals;
+  static constexpr Statistics statistics = stats::step_size | stats::gradient_evals;
   double learning_rate = 1e-5;  ///< η
   double momentum_decay = 0.0;  ///< α; 0: plain SGD (no velocity)
 

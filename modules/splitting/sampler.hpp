@@ -20,7 +20,7 @@ concept NoiseScaledState = requires(S& s) { s.noise_scale = 1.0; };
 template <Dynamics D>
 struct Sampler {
   using State = typename D::State;
-  static constexpr Statistics statistics = D::statistics | Statistic::step_size;
+  static constexpr Statistics statistics = D::statistics | stats::step_size;
   D dynamics;
   StageList scheme = aboba;
   schedule::StepSize step_size = schedule::StepSize::constant(0.01);

@@ -125,7 +125,7 @@ class JsonRecordWriter final : public Writer {
     auto& spool = *spools_.at(b.chain);
     for (std::size_t i = 0; i < b.rows(); ++i) {
       row_.assign(b.row(i).begin(), b.row(i).end());
-      for (Statistic s : header_.statistics) row_.push_back(b.stats[i].get(s));
+      for (const Statistic* s : header_.statistics) row_.push_back(s->get(b.stats[i]));
       if (header_.has_lp) row_.push_back(b.lp[i]);
       spool.write(row_.data(), row_.size());
     }
@@ -179,7 +179,7 @@ class JsonRecordWriter final : public Writer {
     auto& spool = *spools_[c];
     text += text.back() == '{' ? "\"sample_stats\":{" : ",\"sample_stats\":{";
     std::vector<std::string> names;
-    for (Statistic s : header_.statistics) names.push_back(statistic_name(s));
+    for (const Statistic* s : header_.statistics) names.emplace_back(s->name);
     if (header_.has_lp) names.push_back("lp");
     for (std::size_t k = 0; k < names.size(); ++k) {
       text += (k ? ",\"" : "\"") + names[k] + "\":[";
@@ -228,7 +228,7 @@ class RecordInMemory final : public Writer {
     samples_.assign(header.chains, json::array());
     stats_.assign(header.chains, json::object());
     for (auto& st : stats_) {
-      for (Statistic s : header.statistics) st[statistic_name(s)] = json::array();
+      for (const Statistic* s : header.statistics) st[std::string(s->name)] = json::array();
       if (header.has_lp) st["lp"] = json::array();
     }
   }
@@ -236,7 +236,7 @@ class RecordInMemory final : public Writer {
     for (std::size_t i = 0; i < b.rows(); ++i) {
       const auto r = b.row(i);
       samples_[b.chain].push_back(std::vector<double>(r.begin(), r.end()));
-      for (Statistic s : header_.statistics) stats_[b.chain][statistic_name(s)].push_back(number(b.stats[i].get(s)));
+      for (const Statistic* s : header_.statistics) stats_[b.chain][std::string(s->name)].push_back(number(s->get(b.stats[i])));
       if (header_.has_lp) stats_[b.chain]["lp"].push_back(number(b.lp[i]));
     }
   }

@@ -45,31 +45,6 @@ namespace sgmcmc::run::output {
 
 namespace netcdf_detail {
 
-/// How a statistic is stored: xarray writes a boolean as a byte with attribute dtype = "bool" (and
-/// reads it back as bool), counts are integers, the rest doubles.
-enum class Storage { real, flag, count };
-
-inline Storage storage_of(Statistic s) {
-  switch (s) {
-    case Statistic::divergent: return Storage::flag;
-    case Statistic::gradient_evals:
-    case Statistic::reflections: return Storage::count;
-    default: return Storage::real;
-  }
-}
-
-/// The sample_stats name of a statistic: ArviZ's where its meaning is ours (as ArviZ's CmdStan reader
-/// maps accept_stat__, stepsize__, divergent__, energy__). ArviZ's n_steps counts leapfrog steps, not
-/// gradient evaluations, so gradient_evals keeps our name n_grad.
-inline const char* arviz_name(Statistic s) {
-  switch (s) {
-    case Statistic::acceptance: return "acceptance_rate";
-    case Statistic::divergent: return "diverging";
-    case Statistic::step_size: return "step_size";
-    default: return statistic_name(s);
-  }
-}
-
 /// A count's fill value, read back as NaN (xarray masks it too): a draw the chain did not make.
 inline constexpr long long missing_count = -1;
 
@@ -201,8 +176,13 @@ class NetcdfWriter final : public Writer {
   std::vector<std::string> files() const override { return {file_.path()}; }
 
  private:
+  // A statistic is stored by its kind (concepts/statistics.hpp): xarray writes a boolean as a byte with
+  // attribute dtype = "bool" (and reads it back as bool), counts are integers, the rest doubles; its
+  // variable is named by ArviZ's schema (Statistic::arviz_name: acceptance_rate, diverging, step_size,
+  // as ArviZ's CmdStan reader maps accept_stat__, stepsize__, divergent__; n_grad keeps its name, since
+  // ArviZ's n_steps counts leapfrog steps, not gradient evaluations).
   struct StatisticVar {
-    Statistic statistic;
+    const Statistic* statistic;
     netCDF::NcVar var;
   };
 
@@ -239,11 +219,11 @@ class NetcdfWriter final : public Writer {
     // A statistic's chunk: 4096 draws (32 KiB), so the default cache holds one for hundreds of chains.
     const std::vector<std::size_t> stat_chunk{1, std::clamp<std::size_t>(static_cast<std::size_t>(expected_draws_), 1, 4096)};
     if (has_lp_) lp_ = add_real(stats, "lp", stat_dims, stat_chunk);
-    for (Statistic s : header.statistics) {
-      const std::string name = netcdf_detail::arviz_name(s);
-      switch (netcdf_detail::storage_of(s)) {
-        case netcdf_detail::Storage::real: statistics_.push_back({s, add_real(stats, name, stat_dims, stat_chunk)}); break;
-        case netcdf_detail::Storage::flag: {
+    for (const Statistic* s : header.statistics) {
+      const std::string name(s->arviz_name);
+      switch (s->kind) {
+        case StatKind::real: statistics_.push_back({s, add_real(stats, name, stat_dims, stat_chunk)}); break;
+        case StatKind::flag: {
           const netCDF::NcVar var = stats.addVar(name, netCDF::ncByte, stat_dims);
           netcdf_detail::set_chunks(var, stat_chunk);
           // As xarray writes a bool (no _FillValue: xarray would read a masked byte as a float and
@@ -252,7 +232,7 @@ class NetcdfWriter final : public Writer {
           statistics_.push_back({s, var});
           break;
         }
-        case netcdf_detail::Storage::count: {
+        case StatKind::count: {
           const netCDF::NcVar var = stats.addVar(name, netCDF::ncInt64, stat_dims);
           netcdf_detail::set_chunks(var, stat_chunk);
           var.setFill(true, netcdf_detail::missing_count);
@@ -320,21 +300,23 @@ class NetcdfWriter final : public Writer {
     const std::size_t rows = block.rows();
     const std::vector<std::size_t> start{block.chain, offset}, count{1, rows};
     for (const StatisticVar& s : statistics_) {
-      switch (netcdf_detail::storage_of(s.statistic)) {
-        case netcdf_detail::Storage::real:
+      switch (s.statistic->kind) {
+        case StatKind::real:
           reals_.resize(rows);
-          for (std::size_t r = 0; r < rows; ++r) reals_[r] = block.stats[r].get(s.statistic);
+          for (std::size_t r = 0; r < rows; ++r) reals_[r] = s.statistic->get(block.stats[r]);
           s.var.putVar(start, count, reals_.data());
           break;
-        case netcdf_detail::Storage::flag:
+        case StatKind::flag:
           flags_.resize(rows);
-          for (std::size_t r = 0; r < rows; ++r) flags_[r] = block.stats[r].divergent ? 1 : 0;
+          for (std::size_t r = 0; r < rows; ++r) flags_[r] = s.statistic->get(block.stats[r]) != 0.0 ? 1 : 0;
           s.var.putVar(start, count, flags_.data());
           break;
-        case netcdf_detail::Storage::count:
+        case StatKind::count:
           counts_.resize(rows);
-          for (std::size_t r = 0; r < rows; ++r)
-            counts_[r] = static_cast<long long>(s.statistic == Statistic::gradient_evals ? block.stats[r].gradient_evals : block.stats[r].reflections);
+          for (std::size_t r = 0; r < rows; ++r) {
+            const double v = s.statistic->get(block.stats[r]);
+            counts_[r] = v >= 0 && v < 9.2e18 ? static_cast<long long>(v) : netcdf_detail::missing_count;
+          }
           s.var.putVar(start, count, counts_.data());
           break;
       }
@@ -359,7 +341,7 @@ class NetcdfWriter final : public Writer {
       if (missing == 0) continue;
       flags_.assign(missing, 0);
       for (const StatisticVar& s : statistics_)
-        if (netcdf_detail::storage_of(s.statistic) == netcdf_detail::Storage::flag)
+        if (s.statistic->kind == StatKind::flag)
           s.var.putVar({c, static_cast<std::size_t>(written_[c])}, {1, missing}, flags_.data());
     }
   }

@@ -108,9 +108,9 @@ class StanCsvWriter final : public Writer {
     has_lp_ = header.has_lp;
     // stepsize__, accept_stat__ and divergent__ are columns of every Stan CSV; the sampler's other
     // statistics follow them.
-    for (Statistic s : header.statistics) {
-      if (s == Statistic::step_size) declares_step_size_ = true;
-      if (s != Statistic::acceptance && s != Statistic::step_size && s != Statistic::divergent) extra_.push_back(s);
+    for (const Statistic* s : header.statistics) {
+      if (s == &stats::step_size) declares_step_size_ = true;
+      if (s != &stats::acceptance && s != &stats::step_size && s != &stats::divergent) extra_.push_back(s);
     }
     if (const json* h = stan_csv_detail::find(header.config, "/sampler/step_size"); h != nullptr && h->is_number())
       configured_step_size_ = h->get<double>();
@@ -188,7 +188,7 @@ class StanCsvWriter final : public Writer {
     if (!has_lp_) line("# lp__ is 0: not computed (set \"log_density\": true in the config)");
 
     out += "lp__,accept_stat__,stepsize__,divergent__";
-    for (Statistic s : extra_) out += fmt::format(",{}__", statistic_name(s));
+    for (const Statistic* s : extra_) out += fmt::format(",{}__", s->name);
     for (const auto& name : names_) {
       out += ',';
       out += name;
@@ -210,15 +210,14 @@ class StanCsvWriter final : public Writer {
     // The step's own h when the sampler reports it (a schedule's value), else the config's constant h.
     put_number(out, declares_step_size_ ? info.step_size : std::isnan(configured_step_size_) ? 0.0 : configured_step_size_);
     out += info.divergent ? ",1" : ",0";
-    for (Statistic s : extra_) {
+    for (const Statistic* s : extra_) {
       out += ',';
       // Counts stay integers (a reader that types columns sees n_grad__ as integral, as n_leapfrog__).
-      if (s == Statistic::gradient_evals)
-        fmt::format_to(std::back_inserter(out), "{}", info.gradient_evals);
-      else if (s == Statistic::reflections)
-        fmt::format_to(std::back_inserter(out), "{}", info.reflections);
+      const double v = s->get(info);
+      if (s->kind == StatKind::count && v >= 0 && v < 1.8e19)
+        fmt::format_to(std::back_inserter(out), "{}", static_cast<std::uint64_t>(v));
       else
-        put_number(out, info.get(s));
+        put_number(out, v);
     }
     for (double v : block.row(i)) {
       out += ',';
@@ -259,7 +258,7 @@ class StanCsvWriter final : public Writer {
   std::string base_;
   std::vector<AtomicFile> files_;
   std::vector<std::string> names_;
-  std::vector<Statistic> extra_;  ///< the sampler's statistics after the three every Stan CSV has
+  std::vector<const Statistic*> extra_;  ///< the sampler's statistics after the three every Stan CSV has
   Eigen::Index dim_ = 0;
   bool has_lp_ = false;
   bool declares_step_size_ = false;

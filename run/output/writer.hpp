@@ -33,7 +33,7 @@ struct RunHeader {
   std::string sampler;                ///< the sampler's name as the config gives it
   std::size_t chains = 0;
   std::vector<Eigen::Index> shape;    ///< a draw's shape: {d}, or {n, p} on a matrix manifold (flattened column-major)
-  std::vector<Statistic> statistics;  ///< the sampler's per-draw statistics, in `all_statistics` order
+  std::vector<const Statistic*> statistics;  ///< the sampler's per-draw statistics, as it declares them (Statistics::ordered)
   bool has_lp = false;                ///< draws carry lp = −U(x) (config "log_density": true)
   std::uint64_t expected_draws = 0;   ///< kept draws per chain when no chain stops early (a chain may keep fewer)
   std::string library_version;
@@ -78,13 +78,6 @@ class Writer {
   virtual std::vector<std::string> files() const = 0;
 };
 
-/// The statistic a record names `name` (statistic_name), if any.
-inline std::optional<Statistic> statistic_named(std::string_view name) {
-  for (Statistic s : all_statistics)
-    if (name == statistic_name(s)) return s;
-  return std::nullopt;
-}
-
 /// Hands draws to writers in blocks of at most `capacity` rows per chain (for draws that arrive one by
 /// one: a record read back, a conversion).
 class BlockBuffer {
@@ -107,6 +100,7 @@ class BlockBuffer {
     stats_.clear();
     lp_.clear();
   }
+  const RunHeader& header() const { return header_; }
 
  private:
   std::span<Writer* const> writers_;

@@ -124,7 +124,7 @@ struct MinimalSampler {
   struct State {
     Eigen::VectorXd x;
   };
-  static constexpr Statistics statistics{Statistics{} | Statistic::step_size};
+  static constexpr Statistics statistics{Statistics{} | stats::step_size};
   template <class R> State init(Eigen::VectorXd x0, R&) const { return {std::move(x0)}; }
   template <class P, class R> StepInfo step(State&, const P&, R&, std::uint64_t) const { return {}; }
   const Eigen::VectorXd& position(const State& s) const { return s.x; }
@@ -176,9 +176,9 @@ static_assert(Sampler<sghmc::Sampler<Euclidean>, models::Gaussian, random::Strea
 static_assert(Sampler<sghmc::Sampler<Sphere>> && Sampler<sgnht::Sampler<Stiefel>> && Sampler<hmc::Sampler<Simplex>>);
 static_assert(Sampler<scir::Sampler> && Sampler<sgrld::ExpandedMean> && Sampler<recipe::Sampler<recipe::Constant>>);
 static_assert(Sampler<sgrld::Sampler<recipe::metric::LevelSet>> && Sampler<sgrhmc::Sampler<recipe::metric::LevelSet>>);
-static_assert(sgnht::Sampler<Euclidean>::statistics.has(Statistic::thermostat));
-static_assert(!sghmc::Sampler<Euclidean>::statistics.has(Statistic::thermostat));
-static_assert(hmc::Sampler<Euclidean>::statistics.has(Statistic::acceptance));
+static_assert(sgnht::Sampler<Euclidean>::statistics.has(stats::thermostat));
+static_assert(!sghmc::Sampler<Euclidean>::statistics.has(stats::thermostat));
+static_assert(hmc::Sampler<Euclidean>::statistics.has(stats::acceptance));
 
 static_assert(MinibatchEngine<random::Stream> && MinibatchEngine<MinimalMinibatchEngine>);
 static_assert(RandomEngine<EngineWithoutBatches> && !MinibatchEngine<EngineWithoutBatches>);

@@ -364,7 +364,7 @@ TEST_CASE("StepInfo: HMC reports acceptance, energy and divergence; SGNHT its th
   // Catches: an acceptance statistic that is not the MH probability min(1, e^{-ΔH}); a divergence not
   // flagged; a thermostat statistic that is not the state's ξ.
   hmc::Sampler<Euclidean> smp{Euclidean(3), schedule::StepSize::constant(0.3), 5, hmc::Gradient::exact, true};
-  static_assert(decltype(smp)::statistics.has(Statistic::energy) && !decltype(smp)::statistics.has(Statistic::thermostat));
+  static_assert(decltype(smp)::statistics.has(stats::energy) && !decltype(smp)::statistics.has(stats::thermostat));
   random::Stream rng(2, 0);
   auto s = smp.init(VectorXd{{0.5, -0.5, 1.0}}, rng);
   const models::Gaussian g = models::Gaussian::isotropic(VectorXd::Zero(3), 1.0);

@@ -20,6 +20,8 @@
 
 #include <sgmcmc/run/output/netcdf.hpp>
 
+namespace test_netcdf {  // this file's names: its group compiles as one translation unit (tests/CMakeLists.txt)
+
 using namespace sgmcmc;
 using run::output::DrawBlock;
 using run::output::NetcdfWriter;
@@ -48,7 +50,7 @@ struct ScratchFolder {
   }
 };
 
-RunHeader header_of(std::vector<Eigen::Index> shape, std::size_t chains, std::uint64_t draws, std::vector<Statistic> statistics) {
+RunHeader header_of(std::vector<Eigen::Index> shape, std::size_t chains, std::uint64_t draws, std::vector<const Statistic*> statistics) {
   RunHeader h;
   h.config = {{"sampler", {{"name", "sghmc"}, {"step_size", 0.01}}}, {"chains", chains}, {"seed", 7}};
   h.sampler = "sghmc";
@@ -138,7 +140,7 @@ void write_interleaved(const std::string& path, const RunHeader& h) {
   writer.finish(record_of({7, 7}));
 }
 
-const std::vector<Statistic> test_statistics{Statistic::acceptance, Statistic::divergent, Statistic::energy, Statistic::step_size};
+const std::vector<const Statistic*> test_statistics{&stats::acceptance, &stats::divergent, &stats::energy, &stats::step_size};
 
 /// The interpreter that sees Debian's python3-* packages (a python3 earlier on PATH, e.g. pyenv's, may not).
 std::string python() { return std::filesystem::exists("/usr/bin/python3") ? "/usr/bin/python3" : "python3"; }
@@ -194,7 +196,7 @@ TEST_CASE("a chain that stopped early reads NaN beyond the draws it kept, and it
   // Catches: a short chain padded with zeros or another chain's draws, a count or status lost, a
   // record whose count disagrees with the draws written going unnoticed.
   ScratchFolder folder;
-  const RunHeader h = header_of({3}, 2, 6, {Statistic::divergent, Statistic::energy, Statistic::gradient_evals});
+  const RunHeader h = header_of({3}, 2, 6, {&stats::divergent, &stats::energy, &stats::gradient_evals});
   const std::string path = folder.file("short.nc");
   {
     NetcdfWriter writer(path);
@@ -299,7 +301,7 @@ TEST_CASE("xarray reads the groups with ArviZ's dimensions, coordinates, names a
   // coordinates or attributes, a file h5netcdf (ArviZ's default engine) or ArviZ cannot open.
   ScratchFolder folder;
   const std::size_t n = 2, p = 3, draws = 3;
-  RunHeader h = header_of({2, 3}, 2, draws, {Statistic::acceptance, Statistic::divergent, Statistic::gradient_evals});
+  RunHeader h = header_of({2, 3}, 2, draws, {&stats::acceptance, &stats::divergent, &stats::gradient_evals});
   h.config["big"] = std::string(100000, 'a');  // over HDF5's 64 KiB compact attribute limit
   const std::string path = folder.file("run.nc");
   {
@@ -396,3 +398,5 @@ print("read by xarray" + (", h5netcdf" if h5netcdf else "") + (", arviz" if arvi
   if (status != 0) FAIL_CHECK(output);
   else MESSAGE(output);
 }
+
+}  // namespace test_netcdf

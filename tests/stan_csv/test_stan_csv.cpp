@@ -45,7 +45,7 @@ struct TempDir {
   }
 };
 
-RunHeader make_header(std::size_t chains, std::vector<Eigen::Index> shape, std::vector<Statistic> stats, bool has_lp) {
+RunHeader make_header(std::size_t chains, std::vector<Eigen::Index> shape, std::vector<const Statistic*> stats, bool has_lp) {
   RunHeader h;
   h.config = {{"sampler", {{"name", "sghmc"}, {"step_size", 0.01}}},
               {"target", {{"name", "gaussian"}}},
@@ -132,7 +132,7 @@ TEST_CASE("Stan CSV round trip: two chains, blocks interleaved, every value read
   // or reordered, statistics in the wrong columns.
   TempDir dir;
   const std::string base = (dir.path / "fit").string();
-  const auto header = make_header(2, {3}, {Statistic::acceptance, Statistic::energy, Statistic::step_size, Statistic::gradient_evals}, true);
+  const auto header = make_header(2, {3}, {&stats::acceptance, &stats::energy, &stats::step_size, &stats::gradient_evals}, true);
   const Draws a = awkward_draws(0, 9, 3), b = awkward_draws(1, 7, 3);
   {
     StanCsvWriter writer(base);
@@ -202,7 +202,7 @@ TEST_CASE("Stan CSV names a matrix's coordinates x.i.j in column-major order, as
   TempDir dir;
   const std::string base = (dir.path / "m").string();
   StanCsvWriter writer(base);
-  auto header = make_header(1, {2, 3}, {Statistic::acceptance}, false);
+  auto header = make_header(1, {2, 3}, {&stats::acceptance}, false);
   header.config["thin"] = 3;
   writer.begin(header);
   Draws d;
@@ -228,7 +228,7 @@ TEST_CASE("Stan CSV without lp writes lp__ = 0 and says why; stepsize__ falls ba
   TempDir dir;
   const std::string base = (dir.path / "nolp").string();
   StanCsvWriter writer(base);
-  writer.begin(make_header(1, {2}, {Statistic::acceptance, Statistic::reflections}, false));
+  writer.begin(make_header(1, {2}, {&stats::acceptance, &stats::reflections}, false));
   Draws d;
   d.dim = 2;
   d.values = {1.5, -2.5, 3.5, -4.5};
@@ -256,7 +256,7 @@ TEST_CASE("a failed chain's error is a comment of its file") {
   TempDir dir;
   const std::string base = (dir.path / "err").string();
   StanCsvWriter writer(base);
-  writer.begin(make_header(2, {1}, {Statistic::acceptance}, false));
+  writer.begin(make_header(2, {1}, {&stats::acceptance}, false));
   writer.finish({{"chains", json::array({{{"status", "ok"}}, {{"status", "error"}, {"error", "chain 1: non-finite state\nat step 12"}}})}});
   const StanCsv ok = read_stan_csv(base + "_1.csv"), failed = read_stan_csv(base + "_2.csv");
   CHECK(failed.draws.rows() == 0);
@@ -270,7 +270,7 @@ TEST_CASE("a Stan CSV writer destroyed without finish leaves no file and no temp
   TempDir dir;
   {
     StanCsvWriter writer((dir.path / "gone").string());
-    writer.begin(make_header(3, {2}, {Statistic::acceptance}, true));
+    writer.begin(make_header(3, {2}, {&stats::acceptance}, true));
     Draws d = awkward_draws(1, 4, 2);
     writer.append(d.block(0, 4));
     for (const auto& e : dir.entries()) CHECK(e.starts_with("."));  // temporaries only, if named
@@ -285,7 +285,7 @@ TEST_CASE("Python's csv module reads a Stan CSV once the '#' lines are skipped")
   TempDir dir;
   const std::string base = (dir.path / "py").string();
   StanCsvWriter writer(base);
-  writer.begin(make_header(1, {3}, {Statistic::acceptance, Statistic::energy, Statistic::step_size, Statistic::gradient_evals}, true));
+  writer.begin(make_header(1, {3}, {&stats::acceptance, &stats::energy, &stats::step_size, &stats::gradient_evals}, true));
   const Draws d = awkward_draws(0, 5, 3);
   writer.append(d.block(0, 5));
   writer.finish({{"timings", {{"phases", json::array({{{"sampling_seconds", 0.125}}})}}}});
