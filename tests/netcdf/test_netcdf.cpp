@@ -20,6 +20,8 @@
 
 #include <sgmcmc/run/output/netcdf.hpp>
 
+#include "../support/scratch_folder.hpp"
+
 namespace test_netcdf {  // this file's names: its group compiles as one translation unit (tests/CMakeLists.txt)
 
 using namespace sgmcmc;
@@ -29,26 +31,6 @@ using run::output::RunHeader;
 using run::output::json;
 
 namespace {
-
-/// A fresh folder under the system's temporary folder, removed with everything in it.
-struct ScratchFolder {
-  std::filesystem::path path;
-  ScratchFolder() {
-    std::string pattern = (std::filesystem::temp_directory_path() / "sgmcmc_netcdf_XXXXXX").string();
-    REQUIRE(::mkdtemp(pattern.data()) != nullptr);
-    path = pattern;
-  }
-  ~ScratchFolder() {
-    std::error_code ec;
-    std::filesystem::remove_all(path, ec);
-  }
-  std::string file(const std::string& name) const { return (path / name).string(); }
-  std::vector<std::string> entries() const {
-    std::vector<std::string> names;
-    for (const auto& e : std::filesystem::directory_iterator(path)) names.push_back(e.path().filename().string());
-    return names;
-  }
-};
 
 RunHeader header_of(std::vector<Eigen::Index> shape, std::size_t chains, std::uint64_t draws, std::vector<const Statistic*> statistics) {
   RunHeader h;
@@ -166,7 +148,7 @@ std::string python_list(const std::vector<double>& v) {
 TEST_CASE("a matrix and a vector run read back bit for bit, blocks interleaved between chains") {
   // Catches: a transposed matrix draw, swapped chains, a lost or misplaced block, a statistic under
   // another statistic's name, values rounded on the way (−0, subnormals, infinity).
-  ScratchFolder folder;
+  sgmcmc_test::ScratchFolder folder("sgmcmc_netcdf");
   for (const std::vector<Eigen::Index>& shape : {std::vector<Eigen::Index>{2, 3}, std::vector<Eigen::Index>{4}}) {
     CAPTURE(shape.size());
     const RunHeader h = header_of(shape, 2, 7, test_statistics);
@@ -195,7 +177,7 @@ TEST_CASE("a matrix and a vector run read back bit for bit, blocks interleaved b
 TEST_CASE("a chain that stopped early reads NaN beyond the draws it kept, and its count and status are stored") {
   // Catches: a short chain padded with zeros or another chain's draws, a count or status lost, a
   // record whose count disagrees with the draws written going unnoticed.
-  ScratchFolder folder;
+  sgmcmc_test::ScratchFolder folder("sgmcmc_netcdf");
   const RunHeader h = header_of({3}, 2, 6, {&stats::divergent, &stats::energy, &stats::gradient_evals});
   const std::string path = folder.file("short.nc");
   {
@@ -238,7 +220,7 @@ TEST_CASE("a chain that stopped early reads NaN beyond the draws it kept, and it
 }
 
 TEST_CASE("more draws than the run announced is an error naming the file") {
-  ScratchFolder folder;
+  sgmcmc_test::ScratchFolder folder("sgmcmc_netcdf");
   const RunHeader h = header_of({2}, 1, 3, test_statistics);
   const std::string path = folder.file("over.nc");
   NetcdfWriter writer(path);
@@ -250,7 +232,7 @@ TEST_CASE("more draws than the run announced is an error naming the file") {
 TEST_CASE("a writer destroyed without finish leaves no file and no temporary, and an older file as it was") {
   // Catches: a half-written file under the target's name after a failed or killed run, a temporary
   // left behind, an abandoned run replacing the previous output.
-  ScratchFolder folder;
+  sgmcmc_test::ScratchFolder folder("sgmcmc_netcdf");
   const RunHeader h = header_of({2, 3}, 2, 7, test_statistics);
   const std::string path = folder.file("run.nc");
   {
@@ -275,7 +257,7 @@ TEST_CASE("a writer destroyed without finish leaves no file and no temporary, an
 }
 
 TEST_CASE("a file that is not an sgmcmc NetCDF run is an error naming the file and what is missing") {
-  ScratchFolder folder;
+  sgmcmc_test::ScratchFolder folder("sgmcmc_netcdf");
   const std::string text = folder.file("not.nc");
   std::ofstream(text) << "not netCDF\n";
   CHECK_THROWS_WITH_AS(run::output::read_netcdf(text), contains(text + ": netCDF:"), Error);
@@ -299,7 +281,7 @@ TEST_CASE("xarray reads the groups with ArviZ's dimensions, coordinates, names a
   // Catches: what only a reader other than ours would see — a matrix stored transposed against
   // ArviZ's x[chain, draw, x_dim_0, x_dim_1], a boolean that xarray does not read as bool, missing
   // coordinates or attributes, a file h5netcdf (ArviZ's default engine) or ArviZ cannot open.
-  ScratchFolder folder;
+  sgmcmc_test::ScratchFolder folder("sgmcmc_netcdf");
   const std::size_t n = 2, p = 3, draws = 3;
   RunHeader h = header_of({2, 3}, 2, draws, {&stats::acceptance, &stats::divergent, &stats::gradient_evals});
   h.config["big"] = std::string(100000, 'a');  // over HDF5's 64 KiB compact attribute limit

@@ -3,8 +3,6 @@
 // NetCDF — with no change to any writer; read back by name into the StepInfo slot they came from.
 #include <doctest/doctest.h>
 
-#include <stdlib.h>
-
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
@@ -17,6 +15,8 @@
 #include <sgmcmc/run/output/json_record.hpp>
 #include <sgmcmc/run/output/netcdf.hpp>
 #include <sgmcmc/run/output/stan_csv.hpp>
+
+#include "../support/scratch_folder.hpp"
 
 namespace test_own_statistic {  // this file's names: its group compiles as one translation unit (tests/CMakeLists.txt)
 
@@ -55,21 +55,6 @@ inline constexpr Statistic same_name = stats::own<2>("tree_depth", StatKind::cou
 static_assert(!OwnStatisticsWalk::statistics.has(same_name));
 static_assert((stats::acceptance | stats::acceptance).size() == 1);
 
-/// A fresh folder under the system's temporary folder, removed with everything in it.
-struct ScratchFolder {
-  std::filesystem::path path;
-  ScratchFolder() {
-    std::string pattern = (std::filesystem::temp_directory_path() / "sgmcmc_own_statistic_XXXXXX").string();
-    REQUIRE(::mkdtemp(pattern.data()) != nullptr);
-    path = pattern;
-  }
-  ~ScratchFolder() {
-    std::error_code ec;
-    std::filesystem::remove_all(path, ec);
-  }
-  std::string file(const std::string& name) const { return (path / name).string(); }
-};
-
 std::vector<std::string> split(const std::string& line) {
   std::vector<std::string> out;
   std::stringstream ss(line);
@@ -81,7 +66,7 @@ TEST_CASE("a sampler's own statistics reach the JSON record, Stan CSV and NetCDF
   // Catches: a writer that writes only the shipped statistics (a closed list), a count written as a
   // real, an own statistic under another's name or ArviZ name, a record column read back into the
   // wrong slot, writers listing statistics in another order than the shipped ones first.
-  ScratchFolder folder;
+  sgmcmc_test::ScratchFolder folder("sgmcmc_own_statistic");
   RunHeader h;
   h.config = {{"sampler", {{"name", "own_walk"}, {"step_size", 0.1}}}, {"chains", 1}, {"seed", 3}};
   h.sampler = "own_walk";

@@ -2,8 +2,6 @@
 // back to the same doubles, whose comments CmdStan's readers parse, and that appears whole or not at all.
 #include <doctest/doctest.h>
 
-#include <stdlib.h>  // mkdtemp
-
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -17,6 +15,8 @@
 
 #include <sgmcmc/run/output/stan_csv.hpp>
 
+#include "../support/scratch_folder.hpp"
+
 using namespace sgmcmc;
 using namespace sgmcmc::run::output;
 namespace fs = std::filesystem;
@@ -24,26 +24,6 @@ namespace fs = std::filesystem;
 namespace {
 
 const double nan_value = std::numeric_limits<double>::quiet_NaN();
-
-/// A fresh empty folder, removed with its contents at the end of the test.
-struct TempDir {
-  fs::path path;
-  TempDir() {
-    std::string name = (fs::temp_directory_path() / "sgmcmc_stan_csv_XXXXXX").string();
-    REQUIRE(::mkdtemp(name.data()) != nullptr);
-    path = name;
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path, ec);
-  }
-  std::vector<std::string> entries() const {
-    std::vector<std::string> names;
-    for (const auto& e : fs::directory_iterator(path)) names.push_back(e.path().filename().string());
-    std::sort(names.begin(), names.end());
-    return names;
-  }
-};
 
 RunHeader make_header(std::size_t chains, std::vector<Eigen::Index> shape, std::vector<const Statistic*> stats, bool has_lp) {
   RunHeader h;
@@ -130,7 +110,7 @@ bool has_comment(const StanCsv& csv, const std::string& line) {
 TEST_CASE("Stan CSV round trip: two chains, blocks interleaved, every value read back exactly") {
   // Catches: lost digits (a fixed-precision format), −0 or NaN mangled, chains swapped, blocks dropped
   // or reordered, statistics in the wrong columns.
-  TempDir dir;
+  sgmcmc_test::ScratchFolder dir("sgmcmc_stan_csv");
   const std::string base = (dir.path / "fit").string();
   const auto header = make_header(2, {3}, {&stats::acceptance, &stats::energy, &stats::step_size, &stats::gradient_evals}, true);
   const Draws a = awkward_draws(0, 9, 3), b = awkward_draws(1, 7, 3);
@@ -199,7 +179,7 @@ TEST_CASE("Stan CSV round trip: two chains, blocks interleaved, every value read
 TEST_CASE("Stan CSV names a matrix's coordinates x.i.j in column-major order, as CmdStan") {
   // Catches: row-major names over column-major values (a transposed matrix in every reader); a
   // num_samples that counts kept draws where CmdStan counts iterations.
-  TempDir dir;
+  sgmcmc_test::ScratchFolder dir("sgmcmc_stan_csv");
   const std::string base = (dir.path / "m").string();
   StanCsvWriter writer(base);
   auto header = make_header(1, {2, 3}, {&stats::acceptance}, false);
@@ -225,7 +205,7 @@ TEST_CASE("Stan CSV names a matrix's coordinates x.i.j in column-major order, as
 TEST_CASE("Stan CSV without lp writes lp__ = 0 and says why; stepsize__ falls back to the config's h") {
   // Catches: a missing lp__ column (CmdStan's readers expect it first), a silent 0 that looks computed,
   // a stepsize__ of 0 or NaN when the sampler reports none but the config has a constant h.
-  TempDir dir;
+  sgmcmc_test::ScratchFolder dir("sgmcmc_stan_csv");
   const std::string base = (dir.path / "nolp").string();
   StanCsvWriter writer(base);
   writer.begin(make_header(1, {2}, {&stats::acceptance, &stats::reflections}, false));
@@ -253,7 +233,7 @@ TEST_CASE("Stan CSV without lp writes lp__ = 0 and says why; stepsize__ falls ba
 TEST_CASE("a failed chain's error is a comment of its file") {
   // Catches: an errored chain's file that looks like a complete run, or an error text spanning lines
   // that a reader would take for a draw.
-  TempDir dir;
+  sgmcmc_test::ScratchFolder dir("sgmcmc_stan_csv");
   const std::string base = (dir.path / "err").string();
   StanCsvWriter writer(base);
   writer.begin(make_header(2, {1}, {&stats::acceptance}, false));
@@ -267,7 +247,7 @@ TEST_CASE("a failed chain's error is a comment of its file") {
 
 TEST_CASE("a Stan CSV writer destroyed without finish leaves no file and no temporary") {
   // Catches: a killed or failed run leaving a truncated CSV that a reader takes for a short chain.
-  TempDir dir;
+  sgmcmc_test::ScratchFolder dir("sgmcmc_stan_csv");
   {
     StanCsvWriter writer((dir.path / "gone").string());
     writer.begin(make_header(3, {2}, {&stats::acceptance}, true));
@@ -282,7 +262,7 @@ TEST_CASE("Python's csv module reads a Stan CSV once the '#' lines are skipped")
   // Catches: a file only our own reader accepts (stray spaces, a comment without '#', ragged rows).
   // An independent reader: fails, not skips, when python3 is missing.
   REQUIRE_MESSAGE(std::system("command -v python3 >/dev/null 2>&1") == 0, "python3 is needed for this check");
-  TempDir dir;
+  sgmcmc_test::ScratchFolder dir("sgmcmc_stan_csv");
   const std::string base = (dir.path / "py").string();
   StanCsvWriter writer(base);
   writer.begin(make_header(1, {3}, {&stats::acceptance, &stats::energy, &stats::step_size, &stats::gradient_evals}, true));
@@ -302,7 +282,7 @@ TEST_CASE("Python's csv module reads a Stan CSV once the '#' lines are skipped")
 
 TEST_CASE("read_stan_csv names the file and line of a malformed row") {
   // Catches: a short row silently padded or dropped, a non-number read as 0.
-  TempDir dir;
+  sgmcmc_test::ScratchFolder dir("sgmcmc_stan_csv");
   const fs::path path = dir.path / "bad.csv";
   write_text(path, "# comment\nlp__,a,b\n1,2,3\n\n# between\n4,5\n");
   try {
@@ -322,7 +302,7 @@ TEST_CASE("read_stan_csv names the file and line of a malformed row") {
 
 TEST_CASE("read_stan_csv reads Stan's spellings of non-finite numbers and Windows line ends") {
   // Catches: a reader that refuses what CmdStan itself writes (nan, inf, +inf, -inf, NaN).
-  TempDir dir;
+  sgmcmc_test::ScratchFolder dir("sgmcmc_stan_csv");
   const fs::path path = dir.path / "stan.csv";
   write_text(path, "lp__,x.1,x.2,x.3,x.4,x.5\r\n-1.5,nan,inf,+inf,-inf,NaN\r\n# Elapsed\r\n");
   const StanCsv csv = read_stan_csv(path.string());
