@@ -12,6 +12,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <limits>
+#include <stdexcept>
 #include <string_view>
 #include <vector>
 
@@ -61,7 +62,8 @@ class Statistics {
   constexpr Statistics operator|(const Statistic& s) const {
     Statistics out = *this;
     if (has(s)) return out;
-    if (size_ == capacity) throw "Statistics: more than 16 statistics";  // a compile-time error in constexpr use
+    // In a constant expression (every sampler's list is one) the throw is a compile-time error.
+    if (size_ == capacity) throw std::length_error("Statistics: more than 16 statistics");
     out.items_[out.size_++] = &s;
     return out;
   }
