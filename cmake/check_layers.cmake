@@ -1,7 +1,11 @@
 # Fails if a file includes from a layer above its own (docs/architecture.md):
-#   concepts (0) → manifolds, modules, data (1) → samplers, models, driver, modules/conformance (2) → run,
-#   compositions (3) → cli (4, the command line of the apps) → apps, bench, examples, experiments (5)
-#   → tests (6, which may test experiment code).
+#   concepts (0) → the base modules (1: modules/random, simd, dense, parallel, diagnostics, optimize,
+#   error.hpp) → manifolds, data and the sampler parts (2: modules/splitting, schedule, recipe, simplex)
+#   → samplers, models, driver, modules/conformance (3) → run, compositions (4) → cli (5, the command
+#   line of the apps) → apps, bench, examples, experiments (6) → tests (7, which may test experiment code).
+# modules/ holds two layers (../shared/DESIGN.md §1 keeps both kinds of building block there): what any
+# numerical code may use, and the parts samplers are composed from; a base module never includes a
+# sampler part, a manifold or a data reader.
 # Every .hpp and .cpp under those folders is read, and both kinds of include: <sgmcmc/...> and quoted
 # ones, resolved against the including file's folder (a quoted include that resolves nowhere, or outside
 # the source tree, is an error too: an include path set in CMake would hide a layer). Within a rank,
@@ -10,21 +14,23 @@
 # modules/diagnostics/testing.hpp). Run as `cmake -DSOURCE_DIR=... -P cmake/check_layers.cmake` (a ctest
 # test).
 set(rank_concepts 0)
-set(rank_manifolds 1)
 set(rank_modules 1)
-set(rank_data 1)
-set(rank_samplers 2)
-set(rank_models 2)
-set(rank_driver 2)
-set(rank_conformance 2)
-set(rank_run 3)
-set(rank_compositions 3)
-set(rank_cli 4)
-set(rank_apps 5)
-set(rank_bench 5)
-set(rank_examples 5)
-set(rank_experiments 5)
-set(rank_tests 6)
+set(rank_manifolds 2)
+set(rank_data 2)
+set(rank_sampler_parts 2)
+set(rank_samplers 3)
+set(rank_models 3)
+set(rank_driver 3)
+set(rank_conformance 3)
+set(rank_run 4)
+set(rank_compositions 4)
+set(rank_cli 5)
+set(rank_apps 6)
+set(rank_bench 6)
+set(rank_examples 6)
+set(rank_experiments 6)
+set(rank_tests 7)
+set(sampler_parts splitting schedule recipe simplex)
 set(library_parts concepts manifolds modules data samplers models driver run compositions cli)
 set(parts ${library_parts} apps bench examples experiments tests)
 
@@ -34,9 +40,21 @@ function(layer_of path out_rank out_name)
     set(${out_name} "modules/conformance" PARENT_SCOPE)
     return()
   endif()
+  if(path MATCHES "^modules/([a-z_]+)/")
+    list(FIND sampler_parts "${CMAKE_MATCH_1}" part)
+    if(NOT part EQUAL -1)
+      set(${out_rank} ${rank_sampler_parts} PARENT_SCOPE)
+      set(${out_name} "modules/${CMAKE_MATCH_1}, a sampler part" PARENT_SCOPE)
+      return()
+    endif()
+  endif()
   string(REGEX MATCH "^[a-z_]+" top "${path}")
   if(NOT DEFINED rank_${top})
     set(${out_rank} "" PARENT_SCOPE)
+  elseif(top STREQUAL "modules")
+    set(${out_rank} ${rank_modules} PARENT_SCOPE)
+    set(${out_name} "modules, a base module" PARENT_SCOPE)
+    return()
   else()
     set(${out_rank} ${rank_${top}} PARENT_SCOPE)
   endif()
@@ -60,8 +78,7 @@ foreach(part IN LISTS parts)
           continue()
         endif()
         layer_of("${target}" their_rank their_name)
-        list(FIND library_parts "${their_name}" in_library)
-        if(their_rank STREQUAL "" OR (in_library EQUAL -1 AND NOT their_name STREQUAL "modules/conformance"))
+        if(their_rank STREQUAL "" OR their_rank GREATER rank_cli)
           string(APPEND violations "  ${file}: includes ${shown}, which is in no library layer\n")
           continue()
         endif()
@@ -85,7 +102,7 @@ foreach(part IN LISTS parts)
       elseif(NOT own_name STREQUAL their_name AND
              ((own_name STREQUAL "models" AND their_name STREQUAL "samplers") OR
               (own_name STREQUAL "samplers" AND their_name STREQUAL "models") OR
-              (own_rank EQUAL 5 AND their_rank EQUAL 5)))
+              (own_rank EQUAL rank_apps AND their_rank EQUAL rank_apps)))
         string(APPEND violations "  ${file} (${own_name}) includes ${shown} (${their_name}): siblings never include each other\n")
       endif()
     endforeach()
