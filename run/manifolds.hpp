@@ -11,6 +11,7 @@
 #include <sgmcmc/manifolds/simplex.hpp>
 #include <sgmcmc/manifolds/sphere.hpp>
 #include <sgmcmc/manifolds/stiefel.hpp>
+#include <sgmcmc/run/manifolds/box.hpp>
 #include <sgmcmc/run/registry.hpp>
 
 namespace sgmcmc::run {
@@ -108,6 +109,7 @@ inline void add_builtin_manifolds(Registry& r) {
   r.add(simplex_manifold());
   r.add(stiefel_manifold());
   r.add(product_manifold());
+  r.add(box_manifold());
 }
 
 }  // namespace sgmcmc::run
