@@ -3,6 +3,7 @@
 // ArviZ InferenceData as NetCDF-4 (their entries live beside their writers). The command line starts
 // from this list (`cli::Program::formats`); a user's own tool adds its formats to it
 // (examples/custom_cli/). Including this header needs netCDF-C++4 (CMake target sgmcmc::netcdf).
+#include <sgmcmc/run/output/draws_csv.hpp>
 #include <sgmcmc/run/output/formats.hpp>
 #include <sgmcmc/run/output/json_record.hpp>
 #include <sgmcmc/run/output/netcdf.hpp>
@@ -16,6 +17,7 @@ inline Formats builtin_formats() {
   formats.add(json_record_format());
   formats.add(stan_csv_format());
   formats.add(netcdf_format());
+  formats.add(draws_csv_format());
   return formats;
 }
 

@@ -1,0 +1,98 @@
+#pragma once
+// The `draws_csv` output format: every chain's draws in one plain CSV table in the layout of the R
+// package posterior's draws_df (and a pandas DataFrame's long form), BASE_draws.csv:
+//
+//   .chain,.iteration,.draw,x[1],x[2],stepsize__,lp__
+//   1,1,1,0.0839,-0.1446,0.05,-1.2
+//   ...
+//
+// `.chain` and `.iteration` count from 1 as posterior's do; `.draw` numbers the rows in file order (a
+// row's unique id: the run hands draws over in rounds, so the chains' rows interleave — sort by .chain,
+// .iteration for one chain after another). Parameters are named as posterior and brms name them,
+// `x[i]`, and `x[i,j]` on a matrix manifold (quoted: the name holds a comma); the sampler's statistics
+// follow under their Stan names (`name__`), and `lp__` when the run records it. Numbers have
+// shortest round-trip digits (the file reads back to the same doubles); NaN is written `NaN`, which R's
+// read.csv and pandas both read as not-a-number. Reading it: `posterior::as_draws_df(read.csv(f,
+// check.names = FALSE))`, `pandas.read_csv(f)`.
+#include <cmath>
+#include <iterator>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include <sgmcmc/modules/error.hpp>
+#include <sgmcmc/run/output/atomic_file.hpp>
+#include <sgmcmc/run/output/formats.hpp>
+#include <sgmcmc/run/output/writer.hpp>
+
+namespace sgmcmc::run::output {
+
+class DrawsCsvWriter final : public Writer {
+ public:
+  explicit DrawsCsvWriter(std::string path) : file_(std::move(path)) {}
+
+  void begin(const RunHeader& header) override {
+    std::string line = ".chain,.iteration,.draw";
+    if (header.shape.size() == 2) {
+      for (Eigen::Index j = 0; j < header.shape[1]; ++j)
+        for (Eigen::Index i = 0; i < header.shape[0]; ++i) fmt::format_to(std::back_inserter(line), ",\"x[{},{}]\"", i + 1, j + 1);
+    } else if (header.shape.size() == 1) {
+      for (Eigen::Index i = 0; i < header.shape[0]; ++i) fmt::format_to(std::back_inserter(line), ",x[{}]", i + 1);
+    } else {
+      sgmcmc::fail("{}: draws_csv names vectors and matrices only, not a draw of shape rank {}", file_.path(), header.shape.size());
+    }
+    statistics_ = header.statistics;
+    for (const Statistic* s : statistics_) fmt::format_to(std::back_inserter(line), ",{}__", s->name);
+    has_lp_ = header.has_lp;
+    if (has_lp_) line += ",lp__";
+    file_.write(line + '\n');
+    dim_ = header.dim();
+    iterations_.assign(header.chains, 0);
+  }
+
+  void append(const DrawBlock& block) override {
+    require(block.chain < iterations_.size(), "{}: draws of chain {} for a run of {} chains", file_.path(), block.chain,
+            iterations_.size());
+    require(block.dim == dim_ && block.values.size() == block.rows() * static_cast<std::size_t>(dim_),
+            "{}: {} draws of {} values in {} numbers, the header says {} values", file_.path(), block.rows(), block.dim,
+            block.values.size(), dim_);
+    require(!has_lp_ || block.lp.size() == block.rows(), "{}: {} draws with {} lp values", file_.path(), block.rows(), block.lp.size());
+    text_.clear();
+    for (std::size_t i = 0; i < block.rows(); ++i) {
+      fmt::format_to(std::back_inserter(text_), "{},{},{}", block.chain + 1, ++iterations_[block.chain], ++rows_);
+      for (double v : block.row(i)) put(v);
+      for (const Statistic* s : statistics_) put(s->get(block.stats[i]));
+      if (has_lp_) put(block.lp[i]);
+      text_ += '\n';
+    }
+    file_.write(text_);
+  }
+
+  void finish(const json& /*record*/) override { file_.commit(); }
+
+  std::vector<std::string> files() const override { return {file_.path()}; }
+
+ private:
+  void put(double v) {
+    if (std::isnan(v)) text_ += ",NaN";  // not fmt's "-nan" for a NaN with its sign bit set
+    else fmt::format_to(std::back_inserter(text_), ",{}", v);
+  }
+
+  AtomicFile file_;
+  std::vector<const Statistic*> statistics_;
+  bool has_lp_ = false;
+  Eigen::Index dim_ = 0;
+  std::vector<std::uint64_t> iterations_;  ///< per chain: the draws written so far
+  std::uint64_t rows_ = 0;
+  std::string text_;  ///< a block's lines, reused
+};
+
+/// `--format draws_csv` writes BASE_draws.csv.
+inline FormatEntry draws_csv_format() {
+  return {{"draws_csv"}, "every chain's draws in one CSV table, as posterior's draws_df (.chain, .iteration, .draw, x[i], stats__)",
+          "BASE_draws.csv", [](const OutputPath& out) { return std::make_unique<DrawsCsvWriter>(out.base + "_draws.csv"); }};
+}
+
+}  // namespace sgmcmc::run::output
