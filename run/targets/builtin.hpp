@@ -12,6 +12,7 @@
 #include <sgmcmc/run/targets/linear.hpp>
 #include <sgmcmc/run/targets/logistic.hpp>
 #include <sgmcmc/run/targets/matrix_vmf.hpp>
+#include <sgmcmc/run/targets/poisson.hpp>
 #include <sgmcmc/run/targets/uniform.hpp>
 #include <sgmcmc/run/targets/vmf.hpp>
 #include <sgmcmc/run/targets/vmf_mixture_posterior.hpp>
@@ -32,6 +33,7 @@ inline void add_builtin_targets(Registry& r) {
   r.add(logistic_target());
   r.add(bnn_target());
   r.add(bpmf_target());
+  r.add(poisson_target());
 }
 
 }  // namespace sgmcmc::run
