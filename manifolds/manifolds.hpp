@@ -1,6 +1,7 @@
 #pragma once
-// Every shipped manifold (docs/manifolds.md): Euclidean, Sphere, Simplex, Stiefel, Product<...>, Power<M>
+// Every shipped manifold (docs/manifolds.md): Euclidean, Sphere, Simplex, Stiefel, Box, Product<...>, Power<M>
 // and the run-time DynamicProduct. Check a new manifold with <sgmcmc/modules/conformance/...>.
+#include <sgmcmc/manifolds/box.hpp>
 #include <sgmcmc/manifolds/dynamic_product.hpp>
 #include <sgmcmc/manifolds/euclidean.hpp>
 #include <sgmcmc/manifolds/product.hpp>

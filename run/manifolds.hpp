@@ -1,7 +1,7 @@
 #pragma once
 // The shipped manifolds' registry entries: euclidean (its dimension may come from the target),
-// sphere, simplex, stiefel, and product (its factors parsed through the registry, so a registered
-// manifold can be a factor).
+// sphere, simplex, stiefel, product (its factors parsed through the registry, so a registered
+// manifold can be a factor), and box (its entry in run/manifolds/box.hpp).
 #include <vector>
 
 #include <fmt/format.h>

@@ -30,6 +30,6 @@ int main(int argc, char** argv) {
     "steps": 20000, "burn_in": 2000, "chains": 2, "seed": 11
   })");
   program.default_config_note = "SGGMC on OB(3, 2) with vMF(e3, 4) columns";
-  program.formats.add(user::table_format());  // --format table, beside the shipped json, csv, netcdf
+  program.formats.add(user::table_format());  // --format table, beside the shipped formats
   return sgmcmc::cli::main(argc, argv, registry, program);
 }

@@ -1,6 +1,7 @@
 #pragma once
-// The output formats the library ships, one registration line each: the JSON run record, Stan CSV and
-// ArviZ InferenceData as NetCDF-4 (their entries live beside their writers). The command line starts
+// The output formats the library ships, one registration line each: the JSON run record, Stan CSV,
+// ArviZ InferenceData as NetCDF-4 and posterior's draws_df as one CSV table (their entries live beside
+// their writers). The command line starts
 // from this list (`cli::Program::formats`); a user's own tool adds its formats to it
 // (examples/custom_cli/). Including this header needs netCDF-C++4 (CMake target sgmcmc::netcdf).
 #include <sgmcmc/run/output/draws_csv.hpp>
