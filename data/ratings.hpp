@@ -51,11 +51,21 @@ inline Ratings parse_ratings(std::string_view text, const std::string& name) {
   r.source = name;
   std::unordered_map<std::int64_t, std::uint32_t> users, items;
   const std::size_t line0 = t.header.empty() ? 1 : 2;
+  // Fields are read as doubles: an id beyond ±2^53 could not be told from its neighbours (distinct ids
+  // would merge), and converting inf, NaN or a number beyond the int64 range is undefined behaviour.
+  // Below 2^53 every integer is a double of its own, and a decimal id of 2^53 or more reads as one of
+  // 2^53 or more (rounding is monotone), so the strict bound refuses every id that could have merged.
+  constexpr double max_id = 9007199254740992.0;  // 2^53
+  const auto whole = [](double x, double bound) { return std::isfinite(x) && x == std::floor(x) && std::abs(x) < bound; };
   for (std::size_t i = 0; i < t.rows; ++i) {
     const double u = t(i, 0), m = t(i, 1), v = t(i, 2);
-    if (u != std::floor(u) || m != std::floor(m))
-      throw Error(fmt::format("{}:{}: expected integer user and item ids, got {} and {}", name, line0 + i, u, m));
+    if (!whole(u, max_id) || !whole(m, max_id))
+      throw Error(fmt::format("{}:{}: expected integer user and item ids of magnitude below 2^53, got {} and {}", name, line0 + i, u, m));
     if (!std::isfinite(v)) throw Error(fmt::format("{}:{}: expected a finite rating, got {}", name, line0 + i, v));
+    if (t.cols == 4 && !whole(t(i, 3), 9.2e18))
+      throw Error(fmt::format("{}:{}: expected an integer timestamp of magnitude below 9.2e18, got {}", name, line0 + i, t(i, 3)));
+    if (users.size() == UINT32_MAX || items.size() == UINT32_MAX)
+      throw Error(fmt::format("{}:{}: more than 2^32 − 1 distinct users or items", name, line0 + i));
     const auto ui = users.try_emplace(static_cast<std::int64_t>(u), static_cast<std::uint32_t>(users.size())).first->second;
     const auto mi = items.try_emplace(static_cast<std::int64_t>(m), static_cast<std::uint32_t>(items.size())).first->second;
     r.user.push_back(ui), r.item.push_back(mi), r.rating.push_back(v);

@@ -19,6 +19,13 @@
 
 namespace sgmcmc::run {
 
+/// The most weights a bnn target may have (2^31: 16 GiB per state vector in double), checked before
+/// any is allocated, and the most threads its gradient may use per chain. Fixed numbers, not the
+/// machine's: `threads` also sets how the gradient's sum is split, so a run must stay reproducible on a
+/// smaller machine (docs/config.md).
+inline constexpr double bnn_max_weights = 2147483648.0;
+inline constexpr std::uint64_t bnn_max_threads = 256;
+
 template <>
 struct PrecisionsJson<models::BnnPrecisions> {
   static json write(const models::BnnPrecisions& p) { return {{"layer1", p.layer1}, {"layer2", p.layer2}}; }
@@ -53,12 +60,22 @@ inline TargetEntry bnn_target() {
             const auto classes = f.count("classes", static_cast<std::uint64_t>(d.classes()), 2);
             if (classes < static_cast<std::uint64_t>(d.classes()))
               fail(f.at("classes"), fmt::format("{} has labels up to {}, so at least {} classes", path, d.classes() - 1, d.classes()));
+            // The net's weight count, (d + 1)·hidden + (hidden + 1)·classes, in floating point first: in
+            // Eigen::Index a huge `hidden` or `classes` overflowed (undefined behaviour, issue #40).
+            const double weights = (static_cast<double>(d.dim()) + 1) * static_cast<double>(hidden) +
+                                   (static_cast<double>(hidden) + 1) * static_cast<double>(classes);
+            if (weights > bnn_max_weights)
+              fail(f.at(hidden > classes ? "hidden" : "classes"),
+                   fmt::format("a {}–{}–{} net would have {:.4g} weights, above the {} a bnn target may have", d.dim(), hidden, classes,
+                               weights, bnn_max_weights));
             const double lambda = f.number("prior_precision", 1.0, Range::positive);
             const auto batch = f.count("batch_size", std::min<std::uint64_t>(100, d.size()), 1);
             if (batch > d.size())
               fail(f.at("batch_size"), fmt::format("expected at most the {} examples of {}, got {}", d.size(), path, batch));
             const bool replace = f.boolean("with_replacement", false);
             const auto threads = f.count("threads", 1, 1);
+            if (threads > bnn_max_threads)  // each is an OS thread of every chain; 100000 filled the machine's task table
+              fail(f.at("threads"), fmt::format("expected at most {} threads, got {}", bnn_max_threads, threads));
             const auto gibbs_every = targets::read_gibbs_every(f, name, true);
             const bool single = targets::read_precision(f) == targets::Precision::float32;
             json out = {{"name", name}, {"data", path}, {"hidden", hidden}, {"classes", classes}, {"prior_precision", lambda},

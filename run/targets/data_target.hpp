@@ -151,7 +151,8 @@ struct DataTarget {
         fail(none ? path : path + "/precisions", "required field is missing (the precisions drawn by the Gibbs steps, gibbs_every > 0)");
     if (none) {
       if constexpr (EstimatorState<E>::stateful) {
-        Fields empty(json::object(), path);
+        const json nothing = json::object();  // named: Fields keeps a reference to it (a temporary would dangle)
+        Fields empty(nothing, path);
         EstimatorState<E>::read(potential, empty, dim);
       }
       return;

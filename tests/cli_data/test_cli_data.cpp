@@ -267,6 +267,26 @@ TEST_CASE("logistic target: SVRG refreshes its centre at the chain's position; a
   CHECK(error_of(c).find("/target/refresh_every: only the svrg estimator refreshes") != std::string::npos);
 }
 
+TEST_CASE("svrg and saga: a record of 0 steps (no estimator state yet) resumes to the draws of one whole run") {
+  // Catches: the restore of an absent estimator state reading a destroyed temporary (a
+  // stack-use-after-scope under ASan, issue #40: Fields kept a reference to json::object()), and a
+  // resume from the start that does not continue as one uninterrupted run would.
+  const std::string path = write_csv("lr120.csv", 120);
+  for (const char* estimator : {"svrg", "saga"}) {
+    CAPTURE(estimator);
+    json c = config(path);
+    c["target"]["estimator"] = estimator;
+    c["steps"] = 0, c["burn_in"] = 0;
+    const json empty = run::run(c, {.threads = 1});
+    REQUIRE(empty["status"] == "ok");
+    c["steps"] = 60;
+    const json whole = run::run(c, {.threads = 1});
+    const json resumed = run::resume(empty, 60, {.threads = 1});
+    REQUIRE(resumed["status"] == "ok");
+    for (int ch = 0; ch < 2; ++ch) CHECK(resumed["chains"][ch]["samples"] == whole["chains"][ch]["samples"]);
+  }
+}
+
 TEST_CASE("logistic target: SAGA keeps one number per example with the chain; a resume continues it") {
   // Catches: the table or its sum not saved with the chain (a resume would refill or drift and differ),
   // a d-vector table where the model offers scalars, SAGA's table refused or its fields misnamed.

@@ -121,6 +121,14 @@ TEST_CASE("bnn and bpmf targets: bad data and fields are errors naming the field
   CHECK(e.find("/target/classes") != std::string::npos);
   e = error_of(config({{"name", "bnn"}, {"data", classes}, {"batch_size", 61}}));
   CHECK(e.find("/target/batch_size: expected at most the 60 examples") != std::string::npos);
+  // Sizes and thread counts bounded before use (issue #40): a hidden layer of 2^62 units overflowed the
+  // weight count in Eigen::Index (undefined behaviour); 100000 threads per chain filled the task table.
+  e = error_of(config({{"name", "bnn"}, {"data", classes}, {"hidden", std::uint64_t{1} << 62}}));
+  CHECK_MESSAGE(e.find("/target/hidden: a 4–4611686018427387904–3 net would have") != std::string::npos, e);
+  e = error_of(config({{"name", "bnn"}, {"data", classes}, {"hidden", 1000}, {"classes", std::uint64_t{1} << 40}}));
+  CHECK_MESSAGE(e.find("/target/classes: a 4–1000–1099511627776 net would have") != std::string::npos, e);
+  e = error_of(config({{"name", "bnn"}, {"data", classes}, {"threads", 100000}}));
+  CHECK_MESSAGE(e.find("/target/threads: expected at most 256 threads, got 100000") != std::string::npos, e);
 
   e = error_of(config({{"name", "bpmf"}, {"data", scratch("no_ratings.csv").string()}}));
   CHECK(e.find("/target/data") != std::string::npos);

@@ -173,6 +173,20 @@ TEST_CASE("ratings CSV: dense ids, random and time-ordered splits") {
   write_text(scratch("bad_ratings.csv"), "userId,movieId,rating\n1,2,3\n1,2,x\n");
   CHECK(contains(error_of([] { data::load_ratings_csv(scratch("bad_ratings.csv")); }), "bad_ratings.csv:3: column 3: expected a number (a field of 1 characters is not one)"));
   CHECK(contains(error_of([] { data::load_ratings_csv(scratch("absent.csv")); }), "scripts/data.sh movielens"));
+  // Ids and timestamps a double cannot hold as distinct integers, or no integer at all (issue #40: a cast
+  // of inf or of a number beyond int64 was undefined behaviour, and ids beyond 2^53 merged silently).
+  for (const char* row : {"inf,2,3", "1,-inf,3", "1,nan,3", "9007199254740993,2,3", "1e19,2,3", "1.5,2,3"}) {
+    write_text(scratch("bad_ids.csv"), fmt::format("userId,movieId,rating\n1,2,3\n{}\n", row));
+    const std::string e = error_of([] { data::load_ratings_csv(scratch("bad_ids.csv")); });
+    CHECK_MESSAGE(contains(e, "bad_ids.csv:3: expected integer user and item ids of magnitude below 2^53"), (std::string(row) + ": " + e));
+  }
+  write_text(scratch("max_ids.csv"), "userId,movieId,rating\n9007199254740991,-9007199254740991,3\n9007199254740990,2,4\n");
+  CHECK(data::load_ratings_csv(scratch("max_ids.csv")).n_users == 2);  // 2^53 − 1 and 2^53 − 2: two users
+  for (const char* stamp : {"inf", "nan", "1e19", "2.5"}) {
+    write_text(scratch("bad_time.csv"), fmt::format("userId,movieId,rating,timestamp\n1,2,3,{}\n", stamp));
+    const std::string e = error_of([] { data::load_ratings_csv(scratch("bad_time.csv")); });
+    CHECK_MESSAGE(contains(e, "bad_time.csv:2: expected an integer timestamp of magnitude below 9.2e18"), (std::string(stamp) + ": " + e));
+  }
 }
 
 TEST_CASE("labelled CSV for the logistic target: header allowed, features then a 0/1 label") {
