@@ -48,6 +48,22 @@ inline std::string folder_of(const std::string& path) {
   return folder.string();
 }
 
+/// Refuses an output `path` that exists and is not a regular file (following symlinks): the rename that
+/// makes an output appear would replace a FIFO, a device node (as root, `-o /dev/null` turned the
+/// system's /dev/null into a file) or a link to a terminal with a regular file (issue #40). A missing
+/// path, a regular file or a symlink to one is taken.
+inline void refuse_special(const std::string& path) {
+  struct ::stat st {};
+  if (::stat(path.c_str(), &st) != 0 || S_ISREG(st.st_mode)) return;
+  const char* kind = S_ISDIR(st.st_mode)    ? "a folder"
+                     : S_ISFIFO(st.st_mode) ? "a FIFO"
+                     : S_ISCHR(st.st_mode)  ? "a character device"
+                     : S_ISBLK(st.st_mode)  ? "a block device"
+                     : S_ISSOCK(st.st_mode) ? "a socket"
+                                            : "not a regular file";
+  throw Error(fmt::format("{}: exists and is {}: an output only replaces a regular file", path, kind));
+}
+
 /// The name pattern of a temporary beside `path`: ".NAME." then six random characters.
 inline std::string temporary_stem(const std::string& path) {
   const std::filesystem::path target(path);
@@ -137,6 +153,7 @@ class Temporaries {
 /// Fails (naming the file) unless a file can be created beside `path` — called before a long run, so an
 /// unwritable output is found before the sampling, not after it.
 inline void check_writable(const std::string& path) {
+  detail::refuse_special(path);
   std::string tmp;
   const int fd = detail::create_temporary(path, tmp);
   ::close(fd);
@@ -149,6 +166,7 @@ enum class Temporary : bool { unnamed, named };
 class AtomicFile {
  public:
   explicit AtomicFile(std::string path, Temporary kind = Temporary::unnamed) : path_(std::move(path)) {
+    detail::refuse_special(path_);
     if (kind == Temporary::unnamed) fd_ = detail::create_unnamed(path_);
     if (fd_ < 0) {
       fd_ = detail::create_temporary(path_, tmp_);
