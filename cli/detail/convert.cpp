@@ -1,10 +1,14 @@
 // `PROG convert RUN --format FORMAT,... -o OUT [--stein]`: a record written again in other formats (or
 // as a version-2 record), with the Stein diagnostics if asked.
+#include <iostream>
 #include <memory>
 #include <string>
 #include <vector>
 
+#include <fmt/format.h>
+
 #include <sgmcmc/cli/detail/command.hpp>
+#include <sgmcmc/cli/detail/overlap.hpp>
 #include <sgmcmc/cli/detail/report.hpp>
 #include <sgmcmc/run/convert.hpp>
 #include <sgmcmc/run/output/atomic_file.hpp>
@@ -25,6 +29,10 @@ Command add_convert(CLI::App& app, Context& ctx) {
   sub->add_flag("--stein", o->stein,
                 "also compute the Stein diagnostics (as summary --stein: KSD, configurational temperature, gradient noise) and write them with the draws");
   return {sub, output, /*over_ranks=*/false, [&ctx, o] {
+            if (const auto e = output_overlap({{"-o", o->out}}, {{"the run record it converts (RUN)", o->in}})) {
+              std::cerr << fmt::format("{}: error: {}\n", ctx.program.name, *e);
+              return 2;
+            }
             run::check_writable(o->out);
             auto files = ctx.registered().writers(o->out, ctx.formats);
             const std::vector<run::output::Writer*> writers = pointers(files);

@@ -1,11 +1,15 @@
 // `PROG resume RUN [--steps K] -o RUN2 [--format ...]`: continues a record, exactly as if the run had
 // never stopped (no --steps: to the config's steps, which completes an interrupted run).
 #include <cstdint>
+#include <iostream>
 #include <memory>
 #include <optional>
 #include <string>
 
+#include <fmt/format.h>
+
 #include <sgmcmc/cli/detail/command.hpp>
+#include <sgmcmc/cli/detail/overlap.hpp>
 #include <sgmcmc/cli/detail/report.hpp>
 #include <sgmcmc/cli/detail/signals.hpp>
 #include <sgmcmc/run/output/atomic_file.hpp>
@@ -32,6 +36,10 @@ Command add_resume(CLI::App& app, Context& ctx) {
                 "resume even if the record's config was edited after it was written (the record notes it)");
   add_format_option(*sub, ctx);
   return {sub, output, /*over_ranks=*/true, [&ctx, o] {
+            if (const auto e = output_overlap({{"-o", o->out_path}}, {{"the run record it continues (RUN)", o->record_path}})) {
+              if (ctx.root) std::cerr << fmt::format("{}: error: {}\n", ctx.program.name, *e);
+              return 2;
+            }
             run::Options opt = ctx.opt;
             if (ctx.quiet) opt.progress = false;
             InterruptHandlers handlers;

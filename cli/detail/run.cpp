@@ -1,6 +1,5 @@
 // `PROG run [CONFIG] [-o RUN] [--format ...]`: runs a config (none: the program's default, e.g. the
 // embedded demo) and writes its record.
-#include <filesystem>
 #include <iostream>
 #include <memory>
 #include <string>
@@ -8,6 +7,7 @@
 #include <fmt/format.h>
 
 #include <sgmcmc/cli/detail/command.hpp>
+#include <sgmcmc/cli/detail/overlap.hpp>
 #include <sgmcmc/cli/detail/report.hpp>
 #include <sgmcmc/cli/detail/signals.hpp>
 #include <sgmcmc/run/json_file.hpp>
@@ -39,9 +39,8 @@ Command add_run(CLI::App& app, Context& ctx) {
               std::cout << ctx.program.default_config.dump(2) << '\n';
               return 0;
             }
-            std::error_code ec;
-            if (!o->config_path.empty() && !o->out_path.empty() && std::filesystem::equivalent(o->config_path, o->out_path, ec)) {
-              std::cerr << fmt::format("{}: error: -o {}: that is the config file; the run record would overwrite it\n", name, o->out_path);
+            if (const auto e = output_overlap({{"-o", o->out_path}}, {{"the config file", o->config_path}})) {
+              std::cerr << fmt::format("{}: error: {}\n", name, *e);
               return 2;
             }
             const run::json config = o->config_path.empty() ? ctx.program.default_config : run::read_json_file(o->config_path);

@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include <sgmcmc/cli/detail/command.hpp>
+#include <sgmcmc/cli/detail/overlap.hpp>
 #include <sgmcmc/run/json_file.hpp>
 #include <sgmcmc/run/output/atomic_file.hpp>
 #include <sgmcmc/run/output/sweep_svg.hpp>
@@ -38,6 +39,12 @@ Command add_sweep(CLI::App& app, Context& ctx) {
   sub->add_option("--threads", ctx.opt.threads, "threads for each run's chains (default: one per core)");
   sub->add_flag("-q,--quiet", ctx.quiet, "print nothing but errors");
   return {sub, output, /*over_ranks=*/false, [&ctx, o] {
+            std::vector<NamedPath> inputs = {{"the sweep's config (CONFIG)", o->config}};
+            for (const auto& r : o->reference) inputs.push_back({"a --reference file", r});
+            if (const auto e = output_overlap({{"-o", o->out}, {"--svg", o->svg}}, inputs)) {
+              std::cerr << fmt::format("{}: error: {}\n", ctx.program.name, *e);
+              return 2;
+            }
             run::check_writable(o->out);
             if (!o->svg.empty()) run::check_writable(o->svg);
             const run::json config = run::read_json_file(o->config);

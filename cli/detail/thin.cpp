@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include <sgmcmc/cli/detail/command.hpp>
+#include <sgmcmc/cli/detail/overlap.hpp>
 #include <sgmcmc/cli/detail/report.hpp>
 #include <sgmcmc/run/output/atomic_file.hpp>
 #include <sgmcmc/run/output/formats.hpp>
@@ -29,6 +30,10 @@ Command add_thin(CLI::App& app, Context& ctx) {
   sub->add_flag("-q,--quiet", ctx.quiet, "print nothing but errors");
   add_format_option(*sub, ctx);
   return {sub, output, /*over_ranks=*/false, [&ctx, o] {
+            if (const auto e = output_overlap({{"-o", o->out}}, {{"the run record it thins (RUN)", o->in}})) {
+              std::cerr << fmt::format("{}: error: {}\n", ctx.program.name, *e);
+              return 2;
+            }
             run::check_writable(o->out);
             auto files = ctx.registered().writers(o->out, ctx.formats);
             const std::vector<run::output::Writer*> writers = pointers(files);

@@ -74,4 +74,43 @@ TEST_CASE("an output that is a FIFO, a folder or a link to a FIFO is refused and
   CHECK(sgmcmc(fmt::format("run -q '{}' -o '{}'", cfg.string(), (scratch() / "to_regular.json").string())).code == 0);
 }
 
+TEST_CASE("every command refuses an output that is one of its inputs or another output, and leaves the input as it was") {
+  // Catches: thin -o RUN, convert -o RUN, resume -o RUN, sweep -o CONFIG, sweep -o REFERENCE and --svg
+  // equal to -o overwriting the command's own input (they did so silently, exit 0), a check fooled by
+  // another spelling of the same path (./r.json) or by a symlink, and a refusal that is not a bad
+  // command line (exit 2) or that reads or writes anything first.
+  const json config = {{"sampler", {{"name", "sgld"}, {"step_size", 0.1}}},
+                       {"target", {{"name", "gaussian"}, {"mean", {0, 0}}}},
+                       {"steps", 200}, {"burn_in", 100}, {"chains", 1}, {"seed", 1}};
+  const auto cfg = sgmcmc_test::cli::write_json(scratch(), "overlap_config.json", config);
+  const fs::path record = scratch() / "overlap_run.json";
+  REQUIRE(sgmcmc(fmt::format("run -q '{}' -o '{}'", cfg.string(), record.string())).code == 0);
+  const std::string before = sgmcmc_test::cli::slurp(record), config_before = sgmcmc_test::cli::slurp(cfg);
+  const fs::path link = scratch() / "overlap_link.json";
+  fs::create_symlink(record, link);
+  const std::string dotted = (scratch() / "." / "overlap_run.json").string();
+  struct Case {
+    std::string args, message;
+  };
+  const Case cases[] = {
+      {fmt::format("thin '{}' --to 5 -o '{}'", record.string(), record.string()), "that is the run record it thins (RUN)"},
+      {fmt::format("convert '{}' --format json -o '{}'", record.string(), dotted), "that is the run record it converts (RUN)"},
+      {fmt::format("resume '{}' --steps 10 -o '{}'", record.string(), link.string()), "that is the run record it continues (RUN)"},
+      {fmt::format("run -q '{}' -o '{}'", cfg.string(), cfg.string()), "that is the config file"},
+      {fmt::format("sweep '{}' --reference '{}' -o '{}'", cfg.string(), record.string(), cfg.string()), "that is the sweep's config (CONFIG)"},
+      {fmt::format("sweep '{}' --reference '{}' -o '{}'", cfg.string(), record.string(), record.string()), "that is a --reference file"},
+      {fmt::format("sweep '{}' --reference '{}' -o '{}' --svg '{}'", cfg.string(), record.string(), (scratch() / "s.json").string(),
+                   (scratch() / "s.json").string()),
+       "--svg " + (scratch() / "s.json").string() + ": that is -o too"},
+  };
+  for (const Case& c : cases) {
+    const Result r = sgmcmc(c.args);
+    CHECK_MESSAGE(r.code == 2, c.args, ": ", r.err);
+    CHECK_MESSAGE(r.err.find(c.message) != std::string::npos, c.args, ": ", r.err);
+  }
+  CHECK(sgmcmc_test::cli::slurp(record) == before);
+  CHECK(sgmcmc_test::cli::slurp(cfg) == config_before);
+  CHECK_FALSE(fs::exists(scratch() / "s.json"));
+}
+
 }  // namespace test_cli_special_outputs
