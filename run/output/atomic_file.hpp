@@ -208,6 +208,10 @@ class AtomicFile {
     flush();
     if (fd_ < 0) fd_ = ::open(tmp_.c_str(), O_RDWR | O_CLOEXEC);
     if (fd_ < 0) fail_with(fmt::format("cannot reopen the temporary: {}", std::strerror(errno)));
+    // An output that replaces a file keeps that file's permissions, as a write in place would: a record
+    // made private (0600) stays private (issue #40: it became 0644).
+    if (struct ::stat old {}; ::stat(path_.c_str(), &old) == 0 && S_ISREG(old.st_mode) && ::fchmod(fd_, old.st_mode & 07777) != 0)
+      fail_with(fmt::format("cannot keep the replaced file's permissions: {}", std::strerror(errno)));
     if (::fsync(fd_) != 0) fail_with(fmt::format("fsync failed: {}", std::strerror(errno)));
     if (tmp_.empty()) {  // unnamed until now: a name for the instant of the rename
       try {

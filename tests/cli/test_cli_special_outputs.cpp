@@ -29,8 +29,9 @@ bool fifo_at(const fs::path& p) {
   return ::lstat(p.c_str(), &st) == 0 && S_ISFIFO(st.st_mode);
 }
 
-TEST_CASE("an output that is a FIFO, a folder or a link to a FIFO is refused and left as it was") {
-  // Catches: the rename that makes an output appear replacing a FIFO or device node with a regular file
+TEST_CASE("an output that is a FIFO, a folder or a link to a FIFO is refused and left as it was; a replaced file keeps its permissions") {
+  // Catches: an output that widened a replaced file's permissions (a 0600 record became 0644, in every
+  // format: the JSON record, Stan CSV, NetCDF, whose temporary netCDF rewrites by name), the rename that makes an output appear replacing a FIFO or device node with a regular file
   // (as root, `-o /dev/null` turned the system's /dev/null into a file), the check made only on the -o
   // path and not on a format's own files (BASE_1.csv), and a message that does not name the path.
   const json config = {{"sampler", {{"name", "sgld"}, {"step_size", 0.1}}},
@@ -70,7 +71,14 @@ TEST_CASE("an output that is a FIFO, a folder or a link to a FIFO is refused and
   const fs::path regular = scratch() / "regular.json";
   sgmcmc_test::cli::write_json(scratch(), "regular.json", json::object());
   fs::create_symlink(regular, scratch() / "to_regular.json");
-  CHECK(sgmcmc(fmt::format("run -q '{}' -o '{}'", cfg.string(), regular.string())).code == 0);
+  fs::permissions(regular, fs::perms::owner_read | fs::perms::owner_write);  // 0600: a private record
+  CHECK(sgmcmc(fmt::format("run -q '{}' -o '{}' --format json,csv,netcdf", cfg.string(), regular.string())).code == 0);
+  CHECK(fs::status(regular).permissions() == (fs::perms::owner_read | fs::perms::owner_write));  // kept, not widened
+  fs::permissions(scratch() / "regular_1.csv", fs::perms::owner_read | fs::perms::owner_write);
+  fs::permissions(scratch() / "regular.nc", fs::perms::owner_read);
+  CHECK(sgmcmc(fmt::format("run -q '{}' -o '{}' --format json,csv,netcdf", cfg.string(), regular.string())).code == 0);
+  CHECK(fs::status(scratch() / "regular_1.csv").permissions() == (fs::perms::owner_read | fs::perms::owner_write));
+  CHECK(fs::status(scratch() / "regular.nc").permissions() == fs::perms::owner_read);
   CHECK(sgmcmc(fmt::format("run -q '{}' -o '{}'", cfg.string(), (scratch() / "to_regular.json").string())).code == 0);
 }
 
