@@ -48,20 +48,25 @@ inline std::string folder_of(const std::string& path) {
   return folder.string();
 }
 
-/// Refuses an output `path` that exists and is not a regular file (following symlinks): the rename that
+/// Why an output `path` may not be written: it exists and is not a regular file (following symlinks) —
+/// empty when it may. The rename that
 /// makes an output appear would replace a FIFO, a device node (as root, `-o /dev/null` turned the
 /// system's /dev/null into a file) or a link to a terminal with a regular file (issue #40). A missing
 /// path, a regular file or a symlink to one is taken.
-inline void refuse_special(const std::string& path) {
+inline std::string special_file(const std::string& path) {
   struct ::stat st {};
-  if (::stat(path.c_str(), &st) != 0 || S_ISREG(st.st_mode)) return;
+  if (::stat(path.c_str(), &st) != 0 || S_ISREG(st.st_mode)) return {};
   const char* kind = S_ISDIR(st.st_mode)    ? "a folder"
                      : S_ISFIFO(st.st_mode) ? "a FIFO"
                      : S_ISCHR(st.st_mode)  ? "a character device"
                      : S_ISBLK(st.st_mode)  ? "a block device"
                      : S_ISSOCK(st.st_mode) ? "a socket"
                                             : "not a regular file";
-  throw Error(fmt::format("{}: exists and is {}: an output only replaces a regular file", path, kind));
+  return fmt::format("{}: exists and is {}: an output only replaces a regular file", path, kind);
+}
+/// special_file's message as an Error.
+inline void refuse_special(const std::string& path) {
+  if (std::string why = special_file(path); !why.empty()) throw Error(why);
 }
 
 /// The name pattern of a temporary beside `path`: ".NAME." then six random characters.

@@ -24,6 +24,14 @@ fs::path scratch() {
 }
 Result sgmcmc(const std::string& args) { return sgmcmc_test::cli::run_cli(scratch(), args); }
 
+/// A run of a second, written as `name` in the scratch folder.
+fs::path small_config(const std::string& name) {
+  const json config = {{"sampler", {{"name", "sgld"}, {"step_size", 0.1}}},
+                       {"target", {{"name", "gaussian"}, {"mean", {0, 0}}}},
+                       {"steps", 200}, {"burn_in", 100}, {"chains", 1}, {"seed", 1}};
+  return sgmcmc_test::cli::write_json(scratch(), name, config);
+}
+
 bool fifo_at(const fs::path& p) {
   struct ::stat st {};
   return ::lstat(p.c_str(), &st) == 0 && S_ISFIFO(st.st_mode);
@@ -34,21 +42,18 @@ TEST_CASE("an output that is a FIFO, a folder or a link to a FIFO is refused and
   // format: the JSON record, Stan CSV, NetCDF, whose temporary netCDF rewrites by name), the rename that makes an output appear replacing a FIFO or device node with a regular file
   // (as root, `-o /dev/null` turned the system's /dev/null into a file), the check made only on the -o
   // path and not on a format's own files (BASE_1.csv), and a message that does not name the path.
-  const json config = {{"sampler", {{"name", "sgld"}, {"step_size", 0.1}}},
-                       {"target", {{"name", "gaussian"}, {"mean", {0, 0}}}},
-                       {"steps", 200}, {"burn_in", 100}, {"chains", 1}, {"seed", 1}};
-  const auto cfg = sgmcmc_test::cli::write_json(scratch(), "c.json", config);
+  const auto cfg = small_config("c.json");
   const fs::path fifo = scratch() / "fifo.json";
   REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
   const Result r = sgmcmc(fmt::format("run -q '{}' -o '{}'", cfg.string(), fifo.string()));
-  CHECK(r.code == 1);
-  CHECK_MESSAGE(r.err.find(fifo.string() + ": exists and is a FIFO: an output only replaces a regular file") != std::string::npos, r.err);
+  CHECK(r.code == 2);  // a bad command line, found before the run
+  CHECK_MESSAGE(r.err.find("-o " + fifo.string() + ": exists and is a FIFO: an output only replaces a regular file") != std::string::npos, r.err);
   CHECK(fifo_at(fifo));
 
   const fs::path link = scratch() / "link.json";
   fs::create_symlink(fifo, link);
   const Result l = sgmcmc(fmt::format("run -q '{}' -o '{}'", cfg.string(), link.string()));
-  CHECK(l.code == 1);
+  CHECK(l.code == 2);
   CHECK(l.err.find("link.json: exists and is a FIFO") != std::string::npos);
   CHECK(fs::is_symlink(link));
   CHECK(fifo_at(fifo));
@@ -56,7 +61,16 @@ TEST_CASE("an output that is a FIFO, a folder or a link to a FIFO is refused and
   const fs::path folder = scratch() / "folder.json";
   fs::create_directory(folder);
   const Result d = sgmcmc(fmt::format("run -q '{}' -o '{}'", cfg.string(), folder.string()));
-  CHECK(d.code == 1);
+  CHECK(d.code == 2);
+  for (const std::string& other : {fmt::format("thin '{}' --to 5 -o '{}'", cfg.string(), fifo.string()),
+                                   fmt::format("convert '{}' --format csv -o '{}'", cfg.string(), fifo.string()),
+                                   fmt::format("resume '{}' -o '{}'", cfg.string(), fifo.string()),
+                                   fmt::format("sweep '{}' --reference '{}' -o x.json --svg '{}'", cfg.string(), cfg.string(), fifo.string())}) {
+    const Result o = sgmcmc(other);
+    CHECK_MESSAGE(o.code == 2, other, ": ", o.err);
+    CHECK_MESSAGE(o.err.find("exists and is a FIFO") != std::string::npos, other, ": ", o.err);
+  }
+  CHECK(fifo_at(fifo));
   CHECK(d.err.find("folder.json: exists and is a folder") != std::string::npos);
   CHECK(fs::is_directory(folder));
 
@@ -87,10 +101,7 @@ TEST_CASE("every command refuses an output that is one of its inputs or another 
   // equal to -o overwriting the command's own input (they did so silently, exit 0), a check fooled by
   // another spelling of the same path (./r.json) or by a symlink, and a refusal that is not a bad
   // command line (exit 2) or that reads or writes anything first.
-  const json config = {{"sampler", {{"name", "sgld"}, {"step_size", 0.1}}},
-                       {"target", {{"name", "gaussian"}, {"mean", {0, 0}}}},
-                       {"steps", 200}, {"burn_in", 100}, {"chains", 1}, {"seed", 1}};
-  const auto cfg = sgmcmc_test::cli::write_json(scratch(), "overlap_config.json", config);
+  const auto cfg = small_config("overlap_config.json");
   const fs::path record = scratch() / "overlap_run.json";
   REQUIRE(sgmcmc(fmt::format("run -q '{}' -o '{}'", cfg.string(), record.string())).code == 0);
   const std::string before = sgmcmc_test::cli::slurp(record), config_before = sgmcmc_test::cli::slurp(cfg);
