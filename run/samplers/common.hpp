@@ -36,10 +36,10 @@ inline schedule::StepSize parse_step_size(const json& j, const std::string& path
     const double a = f.number("a", Range::positive);
     std::uint64_t cycle = 0;
     if (f.find("cycle")) {
-      cycle = f.count("cycle", 1);
-      if (f.find("cycles")) (void)f.count("cycles", 1);  // a record written before cycles became cycle in place
+      cycle = f.count("cycle", 1, 1);
+      if (f.find("cycles")) (void)f.count("cycles", 1, 1);  // a record written before cycles became cycle in place
     } else {
-      const std::uint64_t m = f.count("cycles", 1);
+      const std::uint64_t m = f.count("cycles", 1, 1);  // at least 1: the cycle's length divides by it
       if (run.steps > 0 && m > run.steps) fail(f.at("cycles"), fmt::format("{} cycles in a run of {} steps", m, run.steps));
       cycle = run.steps == 0 ? 1 : (run.steps + m - 1) / m;
     }

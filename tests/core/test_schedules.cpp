@@ -156,6 +156,12 @@ TEST_CASE("run config: cycles and explore resolve to the cycle length, and explo
   CHECK(error_of(c).find("/sampler/step_size/explore: 'hmc' has no noise-free exploration stage") != std::string::npos);
   c["sampler"] = {{"name", "sgld"}, {"step_size", {{"schedule", "cyclical"}, {"a", 0.1}, {"cycle", 4}, {"explore", 0.9}}}};
   CHECK(error_of(c).find("/sampler/step_size/explore: 0.9 of a cycle of 4 steps leaves no step to sample") != std::string::npos);
+  // No cycle at all (found by fuzz_config: "cycles": 0 divided by zero, undefined behaviour; "cycle": 0
+  // blamed explore).
+  c["sampler"] = {{"name", "sgld"}, {"step_size", {{"schedule", "cyclical"}, {"a", 0.1}, {"cycles", 0}}}};
+  CHECK(error_of(c).find("/sampler/step_size/cycles: expected an integer >= 1, got 0") != std::string::npos);
+  c["sampler"] = {{"name", "sgld"}, {"step_size", {{"schedule", "cyclical"}, {"a", 0.1}, {"cycle", 0}}}};
+  CHECK(error_of(c).find("/sampler/step_size/cycle: expected an integer >= 1, got 0") != std::string::npos);
 }
 
 TEST_CASE("run config: preconditioner none | diagonal (estimated during burn-in)") {
