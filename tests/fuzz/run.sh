@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Runs the libFuzzer programs fuzz_config and fuzz_record, both at once for a fixed time, on a scratch
+# Runs the libFuzzer programs (fuzz_config, fuzz_record, … : `targets` below) for a fixed time in all, on a scratch
 # copy of the committed corpus (tests/fuzz/corpus/<target>/, which is not modified), in an empty working
 # directory. They come from the sanitizer build (build-sanitize/, scripts/configure.sh: clang++-14, the
 # library instrumented for coverage), which this configures and brings up to date first. Fails if a
@@ -15,29 +15,28 @@ seconds="${1:-60}"
 jobs="${2:-$(nproc)}"
 build=build-sanitize
 configure "$build" "${sanitize_options[@]}"
-cmake --build "$build" -j"$jobs" --target fuzz_config fuzz_record
 scratch="$(mktemp -d)"
 trap 'rm -rf "$scratch"' EXIT
-# The two fuzzers run side by side, one process each (the suite's machine has 2 cores): the budget is
-# `seconds` of wall time in all, not twice that.
+# The fuzz programs, each with its corpus tests/fuzz/corpus/<name>/ and dictionary tests/fuzz/<name>.dict
+# (if there is one). A new fuzzer is one line here and one in tests/fuzz/libfuzzer/CMakeLists.txt.
+targets=(config record)
+# Two run at a time, one process each (the suite's machine has 2 cores): the budget is `seconds` of wall
+# time in all, shared evenly, so each gets 2 * seconds / (number of fuzzers), at least 5 s.
+per=$(( 2 * seconds / ${#targets[@]} ))
+[ "$per" -ge 5 ] || per=5
+cmake --build "$build" -j"$jobs" --target "${targets[@]/#/fuzz_}"
 fuzz() {  # target: runs it; its exit status is libFuzzer's
-  local t="$1"
+  local t="$1" dict=()
   mkdir -p "$scratch/$t/corpus" "$scratch/$t/cwd" "$scratch/$t/artifacts"
   cp tests/fuzz/corpus/"$t"/* "$scratch/$t/corpus/"
-  echo "fuzz_$t: ${seconds} s from $(ls "$scratch/$t/corpus" | wc -l) corpus files"
-  cd "$scratch/$t/cwd" && "$root/$build/tests/fuzz/libfuzzer/fuzz_$t" -max_total_time="$seconds" -timeout=10 \
-     -rss_limit_mb=2048 -malloc_limit_mb=1024 -print_final_stats=1 -dict="$root/tests/fuzz/$t.dict" \
+  [ -f "tests/fuzz/$t.dict" ] && dict=(-dict="$root/tests/fuzz/$t.dict")
+  echo "fuzz_$t: ${per} s from $(ls "$scratch/$t/corpus" | wc -l) corpus files"
+  cd "$scratch/$t/cwd" && "$root/$build/tests/fuzz/libfuzzer/fuzz_$t" -max_total_time="$per" -timeout=10 \
+     -rss_limit_mb=2048 -malloc_limit_mb=1024 -print_final_stats=1 "${dict[@]}" \
      -artifact_prefix="$scratch/$t/artifacts/" "$scratch/$t/corpus" > "$scratch/$t/log" 2>&1
 }
-declare -A pid
-for t in config record; do
-  fuzz "$t" &
-  pid[$t]=$!
-done
-failed=()
-for t in config record; do
-  rc=0
-  wait "${pid[$t]}" || rc=$?
+report() {  # target exit-status: prints its statistics; records a finding
+  local t="$1" rc="$2"
   echo "fuzz_$t:"
   grep -E '^(stat::number_of_executed_units|stat::peak_rss_mb|Done )' "$scratch/$t/log" || true
   if [ "$rc" -ne 0 ] || [ -n "$(ls -A "$scratch/$t/artifacts")" ]; then
@@ -48,6 +47,20 @@ for t in config record; do
     echo "fuzz_$t: FINDING (exit $rc); input and log in $build/findings/" >&2
     failed+=("$t")
   fi
+}
+failed=()
+for ((i = 0; i < ${#targets[@]}; i += 2)); do
+  pair=("${targets[@]:i:2}")
+  declare -A pid=()
+  for t in "${pair[@]}"; do
+    fuzz "$t" &
+    pid[$t]=$!
+  done
+  for t in "${pair[@]}"; do
+    rc=0
+    wait "${pid[$t]}" || rc=$?
+    report "$t" "$rc"
+  done
 done
 if [ ${#failed[@]} -ne 0 ]; then
   echo "fuzzers with findings: ${failed[*]}" >&2
