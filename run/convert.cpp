@@ -11,14 +11,18 @@
 
 namespace sgmcmc::run {
 
-void convert(const std::string& path, const Registry& registry, std::span<output::Writer* const> writers, const json& stein) {
+void convert(const std::string& path, const Registry& registry, std::span<output::Writer* const> writers, const json& stein,
+             const std::filesystem::path& output_folder) {
   json record = output::read_record(path, [](const output::RecordDraw&) {});
   try {
     validate_record(record);
   } catch (const Error& e) {
     throw Error(fmt::format("{}: {}", path, e.what()));
   }
-  const RunConfig c = detail::config_of(record, registry);
+  const std::filesystem::path folder = std::filesystem::path(path).parent_path();
+  RunConfig c = detail::config_of(record, registry, {nullptr, true}, folder);
+  detail::write_paths_for(c, Options{.output_folder = output_folder});
+  detail::move_record_paths(record, folder, output_folder);
   // The chain at step 0 gives the sampler's statistics and the draw's shape; the record gives the rest.
   const auto chain = make_chain(c, 0);
   output::RunHeader header = detail::header_of(c, *chain, c.steps);

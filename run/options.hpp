@@ -1,6 +1,8 @@
 #pragma once
 // How a run is carried out (threads, progress, interruption, MPI), apart from what it samples (the config).
 #include <atomic>
+#include <filesystem>
+#include <optional>
 
 #include <sgmcmc/run/distributed/transport.hpp>
 
@@ -18,6 +20,10 @@ struct Options {
   /// The processes of an MPI run (docs/distributed.md; run/distributed/mpi.hpp): chains over chain
   /// groups, data over the ranks of a group; rank 0 writes. Null: this process alone.
   distributed::Transport* transport = nullptr;
+  /// The folder the outputs are written to (the CLI's -o; empty: the working directory). A relative
+  /// data path in the recorded config is written relative to it, so that a resume finds the file from
+  /// any working directory (run/data_files.hpp). None: as the config gives it (a record in memory).
+  std::optional<std::filesystem::path> output_folder;
 };
 
 }  // namespace sgmcmc::run

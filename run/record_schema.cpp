@@ -6,15 +6,17 @@
 
 #include <fmt/format.h>
 
+#include <sgmcmc/data/fingerprint.hpp>
 #include <sgmcmc/modules/simd/reproducibility.hpp>
+#include <sgmcmc/run/data_files.hpp>
 #include <sgmcmc/version.hpp>
 
 namespace sgmcmc::run {
 
 std::string config_digest(const json& config) {
-  std::uint64_t h = 0xcbf29ce484222325ull;
-  for (const unsigned char ch : config.dump()) h = (h ^ ch) * 0x100000001b3ull;
-  return fmt::format("fnv1a64:{:016x}", h);
+  data::Fnv1a64 h;
+  h.add(config.dump());
+  return h.hex();
 }
 
 void validate_record(const json& r) {
@@ -73,6 +75,7 @@ json record_of(const RunConfig& c, const std::vector<json>& summaries, const std
                  {"library", {{"name", "sgmcmc"}, {"version", sgmcmc::version}, {"build", build_of_this_binary()}}},
                  {"config", c.resolved},
                  {"config_digest", config_digest(c.resolved)}};
+  if (!c.target.files.empty()) record["data_files"] = data_files_of(c);
   bool ok = true;
   json out = json::array();
   for (std::size_t i = 0; i < summaries.size(); ++i) {
@@ -95,12 +98,30 @@ json phase(const char* name, std::uint64_t steps, double setup, double sampling)
   return {{"phase", name}, {"steps", steps}, {"setup_seconds", setup}, {"sampling_seconds", sampling}};
 }
 
-RunConfig config_of(const json& record, const Registry& registry, const Placement& placement) {
+RunConfig config_of(const json& record, const Registry& registry, const Placement& placement,
+                    const std::filesystem::path& record_folder) {
+  json config = record["config"];
+  rebase_paths(config, data_pointers(record), record_folder, {});  // the record's data paths, from here
   try {
-    return parse_config(record["config"], registry, placement);
+    return parse_config(config, registry, placement);
   } catch (const Error& e) {
     throw Error(std::string("/config") + e.what());
   }
+}
+
+void move_record_paths(json& record, const std::filesystem::path& from, const std::filesystem::path& to) {
+  const std::vector<std::string> pointers = data_pointers(record);
+  if (pointers.empty()) return;
+  const bool matched = record.contains("config_digest") && record["config_digest"] == config_digest(record["config"]);
+  rebase_paths(record["config"], pointers, from, to);
+  if (matched) record["config_digest"] = config_digest(record["config"]);
+}
+
+void write_paths_for(RunConfig& c, const Options& opt) {
+  if (!opt.output_folder) return;
+  std::vector<std::string> pointers;
+  for (const DataFile& f : c.target.files) pointers.push_back(f.pointer);
+  rebase_paths(c.resolved, pointers, {}, *opt.output_folder);
 }
 
 

@@ -7,14 +7,17 @@
 //   {schema, schema_version, library{name, version}, config (every default filled in), status,
 //    timings{phases[{phase, steps, setup_seconds, sampling_seconds}]},
 //    chains[{id, stream, status, error?, draws, diagnostics{...}, state{...},
-//            sample_stats{name: [...]}, samples[[...]]}]}
+//            sample_stats{name: [...]}, samples[[...]]}],
+//    config_digest, data_files[{pointer, bytes, hash, examples}] (run/data_files.hpp)}
 // Version 1 (no draws, no sample_stats) is still read.
 #include <cstdint>
+#include <filesystem>
 #include <string>
 #include <vector>
 
 #include <sgmcmc/run/any_chain.hpp>
 #include <sgmcmc/run/config.hpp>
+#include <sgmcmc/run/options.hpp>
 #include <sgmcmc/run/output/json_record.hpp>
 #include <sgmcmc/run/output/writer.hpp>
 
@@ -51,8 +54,19 @@ json record_of(const RunConfig& c, const std::vector<json>& summaries, const std
 /// One entry of the record's timings.phases.
 json phase(const char* name, std::uint64_t steps, double setup, double sampling);
 
-/// A record's config parsed against `registry`; errors name the field under /config.
-RunConfig config_of(const json& record, const Registry& registry, const Placement& placement = {nullptr, true});
+/// A record's config parsed against `registry`, its relative data paths read from `record_folder` (the
+/// record file's folder; empty: the working directory; run/data_files.hpp); errors name the field
+/// under /config (or /data_files).
+RunConfig config_of(const json& record, const Registry& registry, const Placement& placement = {nullptr, true},
+                    const std::filesystem::path& record_folder = {});
+
+/// A record read from folder `from` and written to folder `to` (convert, thin): its config's relative data
+/// paths made relative to `to`, and its config_digest renewed if it matched before (an edit stays one).
+void move_record_paths(json& record, const std::filesystem::path& from, const std::filesystem::path& to);
+
+/// The recorded config's relative data paths made relative to the outputs' folder (Options::output_folder;
+/// none: left as they are), before any output is begun.
+void write_paths_for(RunConfig& c, const Options& opt);
 
 /// Checks a draw read back from a record against the run's shape (`index`: its place in its chain).
 void check_width(const output::RecordDraw& d, const output::RunHeader& h, std::uint64_t index);

@@ -17,6 +17,7 @@
 #include <Eigen/Core>
 #include <fmt/format.h>
 
+#include <sgmcmc/data/fingerprint.hpp>
 #include <sgmcmc/manifolds/any_manifold.hpp>
 #include <sgmcmc/modules/random/stream.hpp>
 #include <sgmcmc/modules/schedule/step_size.hpp>
@@ -100,6 +101,15 @@ constexpr const char* name_of(GradientFacts::Estimator e) {
 }
 
 /// A parsed `target` section.
+/// A data file a target read: the config field naming it (a JSON pointer, e.g. /target/data), the
+/// path as read, and its fingerprint (none: not a regular file). The run record keeps the fingerprints
+/// (`data_files`), so that a resume sees a changed file (run/data_files.hpp).
+struct DataFile {
+  std::string pointer;
+  std::string path;
+  std::optional<data::FileFingerprint> print;
+};
+
 struct TargetChoice {
   AnyTarget target;
   std::string kind;                        ///< the entry's canonical name, for messages and records only
@@ -107,6 +117,7 @@ struct TargetChoice {
   std::optional<Eigen::Index> natural_dim; ///< the dimension the target fixes by itself (data, a mean), if any
   std::optional<std::uint64_t> examples;   ///< a data target's N (all shards'): its gradient is a sum over N examples
   GradientFacts gradient = {};             ///< how its stochastic gradient is formed
+  std::vector<DataFile> files = {};        ///< the data files it read
 };
 
 /// A Langevin-type step's noise balance, for a sampler that injects N(0, 2Ch) noise per step with a

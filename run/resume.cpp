@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include <sgmcmc/run/data_files.hpp>
 #include <sgmcmc/run/make_chain.hpp>
 #include <sgmcmc/run/output/json_record.hpp>
 #include <sgmcmc/run/record_schema.hpp>
@@ -17,7 +18,12 @@ namespace sgmcmc::run {
 namespace detail {
 
 bool config_changed(const json& record, const Options& opt) {
-  if (!record.contains("config_digest")) return false;
+  if (!record.contains("config_digest")) {
+    if (opt.allow_changed_config) return true;
+    fail("/config_digest", "required field is missing: without it a resume cannot tell the config the draws were made with "
+                           "from an edited one. Allow that explicitly (--allow-changed; C++: Options::allow_changed_config), "
+                           "which the resumed record notes");
+  }
   const json& d = record["config_digest"];
   if (!d.is_string()) fail("/config_digest", fmt::format("expected a string, got {}", describe(d)));
   if (d.get<std::string>() == config_digest(record["config"])) return false;
@@ -125,20 +131,27 @@ json resume_from(const std::string& source, const std::function<const json&(std:
   // First: the record without its draws (counted), to check it, build the chains and the writers'
   // header. Nothing is written unless the whole record passes.
   std::vector<std::uint64_t> held;
-  bool changed = false;
+  Changes changed;
   const json* read_record = stage([&] {
     const json& r = read(held);
     validate_record(r);
     require_resumable(r);
-    changed = config_changed(r, opt);
+    changed.config = config_changed(r, opt);
     return &r;
   });
   const json& record = *read_record;
-  const RunConfig c = stage([&] { return config_of(record, registry, {opt.transport}); });
+  // Relative data paths in a record are relative to its own folder (run/data_files.hpp).
+  const std::filesystem::path folder = source.empty() ? std::filesystem::path() : std::filesystem::path(source).parent_path();
+  RunConfig c = stage([&] {
+    RunConfig parsed = config_of(record, registry, {opt.transport}, folder);
+    changed.data = data_changed(record, parsed, opt);
+    return parsed;
+  });
+  write_paths_for(c, opt);
   std::vector<std::unique_ptr<AnyChain>> chains = stage([&] {
     auto restored = restore_chains(record, c);
     held.resize(restored.size(), 0);
-    check_restored(record, c, restored, held, changed);
+    check_restored(record, c, restored, held, changed.config);
     return restored;
   });
   const std::vector<std::uint64_t> end = resume_ends(chains, c, steps);

@@ -8,7 +8,8 @@ namespace sgmcmc::run {
 
 json run(const json& config, const Options& opt, const Registry& registry, std::span<output::Writer* const> writers) {
   const auto t0 = detail::Clock::now();
-  const RunConfig c = detail::agreed([&] { return parse_config(config, registry, {opt.transport}); }, opt);
+  RunConfig c = detail::agreed([&] { return parse_config(config, registry, {opt.transport}); }, opt);
+  detail::write_paths_for(c, opt);
   std::vector<std::unique_ptr<AnyChain>> chains;
   for (std::uint64_t i = 0; i < c.chains; ++i) chains.push_back(make_chain(c, static_cast<std::uint32_t>(i)));
   const output::RunHeader header = detail::header_of(c, *chains.front(), c.steps);

@@ -8,6 +8,7 @@
 // The report also measures the gradient noise the chain feels at its draws (gradient_noise_report).
 #include <algorithm>
 #include <cstdint>
+#include <filesystem>
 #include <span>
 #include <string>
 #include <vector>
@@ -114,9 +115,10 @@ inline json kernel_json(const diagnostics::ImqKernel& k) { return {{"name", "imq
 /// The Stein diagnostics of each chain's draws (`chains[i]`: draws × coordinates, as the summary holds
 /// them) against the record's target: KSD (IMQ kernel) and the configurational temperature, per chain
 /// and over the chains pooled; with each chain's gradient noise at its draws (detail::gradient_noise_report).
+/// `record_folder`: where the record's relative data paths start (run/data_files.hpp).
 inline json stein_report(const json& record, const std::vector<Eigen::MatrixXd>& chains, const Registry& registry = shipped_registry(),
-                         const diagnostics::ImqKernel& kernel = {}) {
-  const RunConfig c = detail::config_of(record, registry);
+                         const diagnostics::ImqKernel& kernel = {}, const std::filesystem::path& record_folder = {}) {
+  const RunConfig c = detail::config_of(record, registry, {nullptr, true}, record_folder);
   detail::require_stein_target(c);
   json per_chain = json::array();
   std::vector<Eigen::MatrixXd> used, used_scores;
@@ -149,9 +151,10 @@ inline json stein_report(const json& record, const std::vector<Eigen::MatrixXd>&
 /// Stein thinning of the record in file `path` (Riabiz et al. 2022): each chain's draws cut to the `m`
 /// that Stein thinning picks, in the order picked, written through `writers` as a run record whose
 /// `thinned` section names the source, the kernel, each chain's picked indices (into its kept draws)
-/// and its KSD before and after. A thinned record is a selection, not a chain: it cannot be resumed.
+/// and its KSD before and after. A thinned record is a selection, not a chain: it cannot be resumed. Its
+/// relative data paths are read from the record's folder and written relative to `output_folder`.
 inline json thin(const std::string& path, std::size_t m, const Registry& registry, std::span<output::Writer* const> writers,
-                 const diagnostics::ImqKernel& kernel = {}) {
+                 const diagnostics::ImqKernel& kernel = {}, const std::filesystem::path& output_folder = {}) {
   std::vector<std::vector<double>> values;
   std::vector<std::vector<std::vector<std::pair<std::string, double>>>> stats;
   json record = output::read_record(path, [&](const output::RecordDraw& d) {
@@ -165,7 +168,10 @@ inline json thin(const std::string& path, std::size_t m, const Registry& registr
   } catch (const Error& e) {
     throw Error(fmt::format("{}: {}", path, e.what()));
   }
-  const RunConfig c = detail::config_of(record, registry);
+  const std::filesystem::path folder = std::filesystem::path(path).parent_path();
+  RunConfig c = detail::config_of(record, registry, {nullptr, true}, folder);
+  detail::write_paths_for(c, Options{.output_folder = output_folder});
+  detail::move_record_paths(record, folder, output_folder);
   try {
     detail::require_stein_target(c);
   } catch (const Error& e) {

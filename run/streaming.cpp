@@ -137,7 +137,7 @@ std::vector<ChainStatus> advance_streaming(std::vector<std::unique_ptr<AnyChain>
 json continue_run(std::vector<std::unique_ptr<AnyChain>>& chains, const RunConfig& c,
                          const std::vector<std::uint64_t>& end, const Options& opt, const output::RunHeader& header, std::span<output::Writer* const> writers,
                          std::vector<std::uint64_t> kept, json phases, const char* phase_name, double setup,
-                         bool config_changed) {
+                         Changes changed) {
   const auto t1 = Clock::now();
   bool interrupted = false;
   std::uint64_t steps = 0;  // the phase's steps: the longest chain's
@@ -149,7 +149,8 @@ json continue_run(std::vector<std::unique_ptr<AnyChain>>& chains, const RunConfi
   const auto this_phase = [&](bool stopped) {
     json p = phase(phase_name, steps, setup, seconds_since(t1));
     if (stopped) p["interrupted"] = true;
-    if (config_changed) p["config_changed"] = true;
+    if (changed.config) p["config_changed"] = true;
+    if (changed.data) p["data_changed"] = true;
     return p;
   };
   // A checkpoint: the record as it would be if the run were interrupted here, which `resume` continues

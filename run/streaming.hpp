@@ -37,12 +37,18 @@ auto agreed(F make, const Options& opt) -> decltype(make()) {
   return std::move(*made);
 }
 
+/// What a resume allowed to differ from the record (Options::allow_changed_config): its phase notes each.
+struct Changes {
+  bool config = false;  ///< the config no longer matches config_digest (or has none)
+  bool data = false;    ///< a data file is not the one the run read (or cannot be checked)
+};
+
 /// Runs `steps` more steps of built chains to global step end[i] each, streaming to the writers (which
 /// have had `begin` and any earlier draws: `kept` counts them), and finishes them with the record, whose
 /// timings are `phases` and this phase (`phase_name`, `setup` seconds). Returns the record without draws.
 json continue_run(std::vector<std::unique_ptr<AnyChain>>& chains, const RunConfig& c, const std::vector<std::uint64_t>& end,
                   const Options& opt, const output::RunHeader& header, std::span<output::Writer* const> writers,
                   std::vector<std::uint64_t> kept, json phases, const char* phase_name, double setup,
-                  bool config_changed = false);
+                  Changes changed = {});
 
 }  // namespace sgmcmc::run::detail

@@ -1,5 +1,6 @@
 // `PROG convert RUN --format FORMAT,... -o OUT [--stein]`: a record written again in other formats (or
 // as a version-2 record), with the Stein diagnostics if asked.
+#include <filesystem>
 #include <iostream>
 #include <memory>
 #include <string>
@@ -37,7 +38,7 @@ Command add_convert(CLI::App& app, Context& ctx) {
             auto files = ctx.registered().writers(o->out, ctx.formats);
             const std::vector<run::output::Writer*> writers = pointers(files);
             const run::json stein = o->stein ? stein_of_file(o->in, read_with_draws(o->in), ctx.registry) : run::json(nullptr);
-            run::convert(o->in, ctx.registry, writers, stein);
+            run::convert(o->in, ctx.registry, writers, stein, std::filesystem::path(o->out).parent_path());
             if (!ctx.quiet) print_written(files);
             return 0;
           }};

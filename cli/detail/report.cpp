@@ -1,4 +1,5 @@
 // What the command line prints about a run (cli/detail/report.hpp).
+#include <filesystem>
 #include <sgmcmc/cli/detail/report.hpp>
 
 #include <algorithm>
@@ -150,7 +151,7 @@ RecordWithDraws read_with_draws(const std::string& path) {
 json stein_of_file(const std::string& path, const RecordWithDraws& r, const run::Registry& registry) {
   if (r.chains.empty()) throw Error(fmt::format("{}: /chains: the run kept no draws to measure", path));
   try {
-    return run::stein_report(r.record, r.chains, registry);
+    return run::stein_report(r.record, r.chains, registry, {}, std::filesystem::path(path).parent_path());
   } catch (const Error& e) {
     throw Error(fmt::format("{}: {}", path, e.what()));
   }

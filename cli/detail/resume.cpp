@@ -1,5 +1,6 @@
 // `PROG resume RUN [--steps K] -o RUN2 [--format ...]`: continues a record, exactly as if the run had
 // never stopped (no --steps: to the config's steps, which completes an interrupted run).
+#include <filesystem>
 #include <cstdint>
 #include <iostream>
 #include <memory>
@@ -45,6 +46,7 @@ Command add_resume(CLI::App& app, Context& ctx) {
             InterruptHandlers handlers;
             if (ctx.root) run::check_writable(o->out_path);
             opt.stop = &interrupt_requested();
+            opt.output_folder = std::filesystem::path(o->out_path).parent_path();
             const std::optional<std::uint64_t> steps = o->steps->count() ? std::optional(o->more_steps) : std::nullopt;
             return run_and_report(ctx, ctx.root ? o->out_path : "", [&](std::span<run::output::Writer* const> writers) {
               return run::resume_file(o->record_path, steps, opt, ctx.registry, writers);

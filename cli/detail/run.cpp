@@ -1,5 +1,6 @@
 // `PROG run [CONFIG] [-o RUN] [--format ...]`: runs a config (none: the program's default, e.g. the
 // embedded demo) and writes its record.
+#include <filesystem>
 #include <iostream>
 #include <memory>
 #include <string>
@@ -53,6 +54,7 @@ Command add_run(CLI::App& app, Context& ctx) {
             InterruptHandlers handlers;
             if (ctx.root && !o->out_path.empty()) run::check_writable(o->out_path);  // before sampling, not after it
             opt.stop = &interrupt_requested();
+            if (!o->out_path.empty()) opt.output_folder = std::filesystem::path(o->out_path).parent_path();
             return run_and_report(ctx, ctx.root ? o->out_path : "", [&](std::span<run::output::Writer* const> writers) {
               return run::run(config, opt, ctx.registry, writers);
             });

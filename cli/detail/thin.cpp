@@ -1,5 +1,6 @@
 // `PROG thin RUN --to M -o OUT [--format ...]`: Stein thinning (Riabiz et al. 2022) of each chain to the
 // M draws that best represent the target.
+#include <filesystem>
 #include <cstddef>
 #include <iostream>
 #include <memory>
@@ -37,7 +38,7 @@ Command add_thin(CLI::App& app, Context& ctx) {
             run::check_writable(o->out);
             auto files = ctx.registered().writers(o->out, ctx.formats);
             const std::vector<run::output::Writer*> writers = pointers(files);
-            const run::json report = run::thin(o->in, o->to, ctx.registry, writers);
+            const run::json report = run::thin(o->in, o->to, ctx.registry, writers, {}, std::filesystem::path(o->out).parent_path());
             if (!ctx.quiet) {
               for (std::size_t i = 0; i < report["ksd_before"].size(); ++i)
                 if (report["ksd_before"][i].is_number())

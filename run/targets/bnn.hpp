@@ -55,6 +55,7 @@ inline TargetEntry bnn_target() {
             } catch (const Error& e) {
               fail(f.at("data"), e.what());
             }
+            DataFile file = targets::read_data_file(f, "data", path);
             targets::require_manifold(f, name, manifold.geometry.flat, "euclidean space", "euclidean");
             const auto hidden = f.count("hidden", 50, 1);
             const auto classes = f.count("classes", static_cast<std::uint64_t>(d.classes()), 2);
@@ -91,8 +92,10 @@ inline TargetEntry bnn_target() {
               if (const auto dim = manifold.dim(); dim && own != *dim)
                 fail(f.at("data"), fmt::format("a {}–{}–{} net on {} has {} weights but the manifold has {} coordinates", d.dim(),
                                                hidden, classes, path, own, *dim));
-              return targets::make_estimated_choice(f, name, models::minibatch(std::move(m), batch, targets::sampling(replace)),
-                                                    std::move(out), {own, true, gibbs_every});
+              return targets::with_file(targets::make_estimated_choice(f, name, models::minibatch(std::move(m), batch,
+                                                                                                   targets::sampling(replace)),
+                                                                       std::move(out), {own, true, gibbs_every}),
+                                        std::move(file));
             };
             return single ? make(float{}) : make(double{});
           }};

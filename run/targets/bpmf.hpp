@@ -56,6 +56,7 @@ inline TargetEntry bpmf_target() {
             } catch (const Error& e) {
               fail(f.at("data"), e.what());
             }
+            DataFile file = targets::read_data_file(f, "data", path);
             targets::require_manifold(f, name, manifold.geometry.flat, "euclidean space", "euclidean");
             const auto latent = f.count("latent", 20, 1);
             const double tau = f.number("tau", 3.0, Range::positive);
@@ -74,8 +75,10 @@ inline TargetEntry bpmf_target() {
                                              m.items(), latent, own, *dim));
             json out = {{"name", name}, {"data", path}, {"latent", latent}, {"tau", tau}, {"prior_precision", lambda},
                         {"mean", mu}, {"batch_size", batch}, {"with_replacement", replace}, {"gibbs_every", gibbs_every}};
-            return targets::make_estimated_choice(f, name, models::minibatch(std::move(m), batch, targets::sampling(replace)), std::move(out),
-                                                  {own, true, gibbs_every});
+            return targets::with_file(targets::make_estimated_choice(f, name, models::minibatch(std::move(m), batch,
+                                                                                                 targets::sampling(replace)),
+                                                                     std::move(out), {own, true, gibbs_every}),
+                                      std::move(file));
           }};
 }
 

@@ -50,6 +50,22 @@ inline void require_manifold(const Fields& f, const std::string& name, bool hold
   if (!holds) fail(f.at("name"), fmt::format("{} lives on {} (manifold.name = {})", name, where, example));
 }
 
+/// The data file a target read from its field `key` (path `path`), fingerprinted now, just after the
+/// read (TargetChoice::files): what a resume compares with the file it finds then.
+inline DataFile read_data_file(const Fields& f, const std::string& key, const std::string& path) {
+  try {
+    return {f.at(key), path, data::fingerprint_file(path)};
+  } catch (const Error& e) {
+    fail(f.at(key), e.what());
+  }
+}
+
+/// `choice` with the data file it read.
+inline TargetChoice with_file(TargetChoice choice, DataFile file) {
+  choice.files.push_back(std::move(file));
+  return choice;
+}
+
 /// The minibatch order a data target's `with_replacement` field selects (models/minibatch.hpp).
 inline models::Sampling sampling(bool with_replacement) {
   return with_replacement ? models::Sampling::with_replacement : models::Sampling::without_replacement;

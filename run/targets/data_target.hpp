@@ -6,6 +6,8 @@
 // the driver's after_step hook moves it, a run record keeps it under the chain's `target`
 // (docs/run-format.md), and a resumed chain restores it and continues with the same bits. A target
 // with none of these has no state, as before.
+#include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -47,7 +49,9 @@ struct EstimatorState<models::Svrg<M>> {
   static void read(models::Svrg<M>& e, Fields& f, Eigen::Index dim) {
     e.centred = false;
     if (!f.find("centre")) return;
-    e.cv.recentre(as_vector(f.get("centre"), f.at("centre"), dim));  // the same code as the refresh: the same bits
+    const Eigen::VectorXd centre = as_vector(f.get("centre"), f.at("centre"), dim);
+    if (!centre.allFinite()) fail(f.at("centre"), "expected finite numbers");
+    e.cv.recentre(centre);  // the same code as the refresh: the same bits
     e.centred = true;
   }
   static void diagnostics(const models::Svrg<M>& e, std::uint64_t steps_done, json& j) {
@@ -76,8 +80,34 @@ struct EstimatorState<models::Saga<M>> {
     const auto cols = models::Saga<M>::scalar_table ? Eigen::Index{1} : N;
     const Eigen::VectorXd flat = as_vector(f.get("saga_table"), f.at("saga_table"), rows * cols);
     Eigen::VectorXd sum = as_vector(f.get("saga_sum"), f.at("saga_sum"), dim);
+    if (!flat.allFinite()) fail(f.at("saga_table"), "expected finite numbers");
+    if (!sum.allFinite()) fail(f.at("saga_sum"), "expected finite numbers");
     e.table = flat.reshaped(rows, cols);
+    check_sum(e, sum, f.at("saga_sum"));
     e.sum = std::move(sum);
+  }
+  /// A = Σ_i a_i recomputed from the table must agree with the saved A: an edited table or sum would
+  /// bias the chain for good (every later gradient adds to A). The saved A is a running sum with its own
+  /// rounding (about 1e-16 relative per update), so they agree to 1e-6 of the scale Σ_i |ψ_i| x_i
+  /// (a GLM's table) or Σ_i |a_i| (any other) — far above rounding, far below any edit that matters.
+  static void check_sum(const models::Saga<M>& e, const Eigen::VectorXd& saved, const std::string& path) {
+    const auto N = static_cast<Eigen::Index>(e.size());
+    Eigen::VectorXd total = Eigen::VectorXd::Zero(saved.size()), scale = Eigen::VectorXd::Zero(saved.size());
+    if constexpr (models::Saga<M>::scalar_table) {
+      for (Eigen::Index i = 0; i < N; ++i) {
+        e.base.model.add_example_features(static_cast<std::size_t>(i), total, e.table(i, 0));
+        e.base.model.add_example_features(static_cast<std::size_t>(i), scale, std::abs(e.table(i, 0)));
+      }
+    } else {
+      total = e.table.rowwise().sum();
+      scale = e.table.cwiseAbs().rowwise().sum();
+    }
+    for (Eigen::Index j = 0; j < saved.size(); ++j) {
+      const double bound = 1e-6 * std::max({std::abs(total[j]), std::abs(saved[j]), std::abs(scale[j])});
+      if (!(std::abs(total[j] - saved[j]) <= bound))
+        fail(fmt::format("{}/{}", path, j), fmt::format("is {:.17g}, but the saga_table's entries add up to {:.17g}: the table or "
+                                                       "its sum was edited", saved[j], total[j]));
+    }
   }
   static void diagnostics(const models::Saga<M>&, std::uint64_t, json&) {}
 };

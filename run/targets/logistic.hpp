@@ -33,6 +33,7 @@ struct LogisticRows {
   data::Dataset<double> rows;
   std::uint64_t first = 0, total = 0;
   json record;  ///< the `data` field as the run record keeps it
+  std::optional<DataFile> file;  ///< the file read, if any
 };
 
 /// Reads (or generates) this shard's rows. The field checks come first and are the same on every rank;
@@ -73,6 +74,7 @@ inline LogisticRows logistic_rows(Fields& f, const distributed::Shard& shard) {
     error = e.what();
   }
   if (const auto e = shard.first_error(error)) fail(f.at("data"), *e);
+  out.file = read_data_file(f, "data", path);  // every rank: each checks the whole file on resume
   out.total = out.rows.size();
   if (!shard.sharded()) return out;
   // Each part's rows and columns, summed over the group: every rank learns where its rows start.
@@ -110,10 +112,14 @@ inline TargetChoice logistic_choice(Fields& f, const ManifoldChoice& manifold, c
   models::LogisticRegression local{std::make_shared<const data::Dataset<double>>(std::move(d.rows)), prior_sd};
   json out = {{"name", name}, {"data", d.record}, {"prior_sd", prior_sd}, {"batch_size", batch}, {"with_replacement", replace}};
   const DataSpace space{own, true, 0, shard.sum};
-  if (!shard.sharded())
-    return make_estimated_choice(f, name, models::minibatch(std::move(local), batch, sampling(replace)), std::move(out), space);
-  models::Shard<models::LogisticRegression> part{std::move(local), d.first, d.total, shard.index == 0};
-  return make_estimated_choice(f, name, models::minibatch(std::move(part), batch, sampling(replace)), std::move(out), space);
+  TargetChoice c = [&] {
+    if (!shard.sharded())
+      return make_estimated_choice(f, name, models::minibatch(std::move(local), batch, sampling(replace)), std::move(out), space);
+    models::Shard<models::LogisticRegression> part{std::move(local), d.first, d.total, shard.index == 0};
+    return make_estimated_choice(f, name, models::minibatch(std::move(part), batch, sampling(replace)), std::move(out), space);
+  }();
+  if (d.file) c.files.push_back(std::move(*d.file));
+  return c;
 }
 
 }  // namespace targets

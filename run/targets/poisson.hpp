@@ -35,6 +35,7 @@ inline TargetChoice poisson_choice(Fields& f, const ManifoldChoice& manifold) {
   } catch (const Error& e) {
     fail(f.at("data"), e.what());
   }
+  DataFile file = read_data_file(f, "data", path);
   require_manifold(f, name, manifold.geometry.flat, "euclidean space", "euclidean");
   if (const auto dim = manifold.dim(); dim && d.dim() != *dim)
     fail(f.at("data"), fmt::format("{} has {} feature columns but the manifold has {} coordinates", path, d.dim(), *dim));
@@ -45,8 +46,9 @@ inline TargetChoice poisson_choice(Fields& f, const ManifoldChoice& manifold) {
   const bool replace = f.boolean("with_replacement", false);
   models::PoissonRegression model{std::make_shared<const data::Dataset<double>>(std::move(d)), prior_sd};
   json out = {{"name", name}, {"data", path}, {"prior_sd", prior_sd}, {"batch_size", batch}, {"with_replacement", replace}};
-  return make_estimated_choice(f, name, models::minibatch(std::move(model), batch, sampling(replace)), std::move(out),
-                               {own, true});
+  return with_file(make_estimated_choice(f, name, models::minibatch(std::move(model), batch, sampling(replace)), std::move(out),
+                                         {own, true}),
+                   std::move(file));
 }
 
 }  // namespace targets

@@ -82,6 +82,11 @@ TEST_CASE("resume refuses a record edited in any of the ways that would make its
   refused(record, "changed_step_size", [](json& r) { r["config"]["sampler"]["step_size"] = 0.2; }, "/config",
           "--allow-changed");
   refused(record, "bad_digest", [](json& r) { r["config_digest"] = 7; }, "/config_digest", "expected a string");
+  // Deleting the digest bypassed the edit check (issue #40): now it is required.
+  refused(record, "missing_digest", [](json& r) {
+    r.erase("config_digest");
+    r["config"]["seed"] = 5;
+  }, "/config_digest", "required field is missing");
 
   SUBCASE("--allow-changed resumes an edited config and the record says so") {
     json edited = record;

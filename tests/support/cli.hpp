@@ -50,6 +50,14 @@ inline Result run_cli(const fs::path& dir, const std::string& args) {
   return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, slurp(out), slurp(err)};
 }
 
+/// Runs `sgmcmc ARGS` as run_cli does, with `dir` as its working directory (relative paths start there).
+inline Result run_cli_in(const fs::path& dir, const std::string& args) {
+  const auto out = dir / "stdout.txt", err = dir / "stderr.txt";
+  const std::string cmd = fmt::format("cd '{}' && '{}' {} > '{}' 2> '{}'", dir.string(), SGMCMC_CLI, args, out.string(), err.string());
+  const int status = std::system(cmd.c_str());
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, slurp(out), slurp(err)};
+}
+
 /// Starts `sgmcmc ARGS` without waiting (for a test that signals it); returns its pid, or -1.
 inline pid_t spawn_cli(const std::vector<std::string>& args) {
   std::vector<std::string> argv_s{SGMCMC_CLI};
