@@ -23,7 +23,7 @@ struct Options {
   /// The folder the outputs are written to (the CLI's -o; empty: the working directory). A relative
   /// data path in the recorded config is written relative to it, so that a resume finds the file from
   /// any working directory (run/data_files.hpp). None: as the config gives it (a record in memory).
-  std::optional<std::filesystem::path> output_folder;
+  std::optional<std::filesystem::path> output_folder = std::nullopt;
 };
 
 }  // namespace sgmcmc::run

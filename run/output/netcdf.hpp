@@ -21,6 +21,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <iostream>
 #include <cstdint>
 #include <ctime>
 #include <limits>
@@ -31,6 +32,7 @@
 #include <vector>
 
 #include <Eigen/Core>
+#include <H5public.h>
 #include <fmt/format.h>
 #include <netcdf>
 #include <nlohmann/json.hpp>
@@ -61,15 +63,33 @@ inline std::string utc_now_iso8601() {
   return fmt::format("{}.{:06d}+00:00", text, micros);
 }
 
-/// Runs `work`, turning a netCDF exception into sgmcmc::Error naming the file.
+/// HDF5 (under netCDF-4) closes its open files at exit by default, and a file whose close failed (a
+/// full disk, a file-size limit) is one its 1.10 release then crashes on (SIGSEGV in H5F__close_cb
+/// during exit: `sgmcmc run` exited 139 after printing its error, issue #40). Every file here is closed
+/// explicitly or abandoned, so the exit handler has nothing to do: it is switched off before HDF5
+/// starts (the first netCDF call of the process; a no-op if another part of the program started it).
+inline void no_hdf5_exit_handler() {
+  static const bool once = (H5dont_atexit(), true);
+  (void)once;
+}
+
+/// Runs `work`, turning a netCDF exception into sgmcmc::Error naming the file. `failing` says what a
+/// failure means for the file (a writer's: it is not written); netCDF-C++'s source location is dropped.
 template <class Work>
-decltype(auto) naming_file(const std::string& path, Work&& work) {
+decltype(auto) naming_file(const std::string& path, Work&& work, const char* failing = "") {
+  no_hdf5_exit_handler();
   try {
     return work();
   } catch (const netCDF::exceptions::NcException& e) {
-    throw Error(fmt::format("{}: netCDF: {}", path, e.what()));
+    std::string what = e.what();
+    what = what.substr(0, what.find('\n'));
+    throw Error(fmt::format("{}: netCDF: {}{}", path, what, failing));
   }
 }
+
+/// A writer's failure: the likely causes, and that the output is not written (its temporary removed).
+inline constexpr const char* write_failed =
+    " (writing failed: a full disk, a file-size limit or an I/O error; this file is not written, an existing one is kept)";
 
 inline std::vector<long long> zero_to(std::size_t n) {
   std::vector<long long> v(n);
@@ -119,6 +139,17 @@ inline std::string text_attribute(const netCDF::NcGroup& group, const std::strin
 class NetcdfWriter final : public Writer {
  public:
   explicit NetcdfWriter(std::string path) : file_(std::move(path), Temporary::named) {}
+  NetcdfWriter(const NetcdfWriter&) = delete;
+  NetcdfWriter& operator=(const NetcdfWriter&) = delete;
+  /// An abandoned file (an error came first, and named it) is closed quietly: netCDF-C++'s destructor
+  /// prints its own close error to std::cerr, a second, unclear line before the real one.
+  ~NetcdfWriter() override {
+    if (!nc_) return;
+    std::streambuf* const saved = std::cerr.rdbuf(nullptr);
+    nc_.reset();
+    std::cerr.rdbuf(saved);
+    std::cerr.clear();
+  }
 
   void begin(const RunHeader& header) override {
     require(!nc_, "{}: begin called twice", path());
@@ -136,7 +167,7 @@ class NetcdfWriter final : public Writer {
     netcdf_detail::naming_file(path(), [&] {
       nc_.emplace(file_.temporary_path(), netCDF::NcFile::replace, netCDF::NcFile::nc4);
       define(header);
-    });
+    }, netcdf_detail::write_failed);
   }
 
   void append(const DrawBlock& block) override {
@@ -157,7 +188,7 @@ class NetcdfWriter final : public Writer {
       put_statistics(block, offset);
       if (has_lp_) lp_.putVar({block.chain, offset}, {1, rows}, block.lp.data());
       cover_draws(offset + rows);
-    });
+    }, netcdf_detail::write_failed);
     written_[block.chain] = offset + rows;
   }
 
@@ -168,7 +199,7 @@ class NetcdfWriter final : public Writer {
       put_chain_diagnostics(record);
       put_run(record);
       nc_->close();
-    });
+    }, netcdf_detail::write_failed);
     nc_.reset();
     file_.commit();
   }
