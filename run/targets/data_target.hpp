@@ -38,11 +38,13 @@ namespace sgmcmc::run {
 template <class E>
 struct EstimatorState {
   static constexpr bool stateful = false;
+  static constexpr bool one_shard = false;  ///< the state written is one shard's only (see Saga)
 };
 
 template <models::DataModel M>
 struct EstimatorState<models::Svrg<M>> {
   static constexpr bool stateful = true;
+  static constexpr bool one_shard = false;  // the centre is the chain's position, the same on every rank
   static void write(const models::Svrg<M>& e, json& j) {
     if (e.centred) j["centre"] = vector_json(e.cv.centre);
   }
@@ -62,6 +64,9 @@ struct EstimatorState<models::Svrg<M>> {
 template <models::DataModel M>
 struct EstimatorState<models::Saga<M>> {
   static constexpr bool stateful = true;
+  /// On sharded data each rank's table holds its own examples' entries (zeros elsewhere) and its own
+  /// part of A; the record keeps the reporting rank's alone, so it cannot restore the others.
+  static constexpr bool one_shard = true;
   /// {"saga_table": ψ or the d × N entries column by column, "saga_sum": A}. A is kept, not recomputed
   /// from the table: its running sum has rounding of its own, and the resumed chain must add to it.
   static void write(const models::Saga<M>& e, json& j) {
@@ -188,6 +193,11 @@ struct DataTarget {
       return;
     }
     Fields f(*j, path);
+    if constexpr (EstimatorState<E>::one_shard)
+      if (sum && f.find("saga_table"))
+        fail(f.at("saga_table"), "a saga chain on sharded data (distributed.shards > 1) cannot be resumed: the record keeps "
+                                 "one shard's table and sum, not the others'. Run it again whole, or use estimator svrg or "
+                                 "control_variate, which resume on sharded data");
     if constexpr (gibbs)
       if (const json* p = f.find("precisions")) PrecisionsJson<PrecisionsOf<Model>>::read(*model().precisions, *p, f.at("precisions"));
     if constexpr (EstimatorState<E>::stateful) EstimatorState<E>::read(potential, f, dim);

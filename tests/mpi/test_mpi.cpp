@@ -273,3 +273,19 @@ TEST_CASE("an error on one rank stops every rank with that rank's message") {
   CHECK(rg.code == 1);
   CHECK(rg.err.find("target 'gaussian' cannot be sharded") != std::string::npos);
 }
+
+TEST_CASE("a saga chain on sharded data is refused by resume, not continued on one shard's table") {
+  // Catches: the record keeps the reporting rank's SAGA table and sum only; before, rank 1 resumed
+  // with rank 0's part of the sum and zeros for its own examples — a biased gradient, exit 0.
+  const auto csv = logistic_csv(300);
+  json c = {{"sampler", {{"name", "sgld"}, {"step_size", 1e-3}}},
+            {"target", {{"name", "logistic"}, {"data", csv.string()}, {"batch_size", 30}, {"estimator", "saga"}}},
+            {"steps", 200}, {"chains", 2}, {"seed", 3}, {"distributed", {{"shards", 2}}}};
+  const auto cfg = write_json(scratch(), "saga_sharded.json", c);
+  REQUIRE(run_ranks(2, fmt::format("run '{}' -o '{}' -q", cfg.string(), (scratch() / "saga_r.json").string())).code == 0);
+  const Result r = run_ranks(2, fmt::format("resume '{}' --steps 100 -o '{}' -q", (scratch() / "saga_r.json").string(),
+                                            (scratch() / "saga_resumed.json").string()));
+  CHECK(r.code != 0);
+  CHECK(r.err.find("/chains/0/state/target/saga_table: a saga chain on sharded data") != std::string::npos);
+  CHECK_FALSE(fs::exists(scratch() / "saga_resumed.json"));
+}
