@@ -6,6 +6,7 @@
 #include <concepts>
 #include <cstdint>
 #include <limits>
+#include <string>
 
 #include <Eigen/Core>
 
@@ -50,5 +51,17 @@ concept Sampler = std::copy_constructible<S> && std::copy_constructible<typename
                     { s.position(cstate) } -> std::same_as<const Eigen::VectorXd&>;
                     s.describe(cstate, info);
                   };
+
+/// Optional: a sampler whose state holds what it learned on the way (a warm-up's estimate) says whether
+/// a state is one it reaches in `steps_done` steps: an empty string, or what is wrong (built only
+/// then). A resumed chain's saved state is checked with it (run/any_chain.hpp), so that an edited
+/// estimate is an error naming the field rather than a chain that continues with another sampler.
+/// @code
+///   std::string check_state(const State& s, std::uint64_t steps_done) const;
+/// @endcode
+template <class S>
+concept SamplerWithStateCheck = requires(const S s, const typename S::State& state, std::uint64_t steps_done) {
+  { s.check_state(state, steps_done) } -> std::same_as<std::string>;
+};
 
 }  // namespace sgmcmc

@@ -105,6 +105,9 @@ class ChainModel final : public AnyChain {
     StateJson<typename S::State>::read(chain_.state, f.get("sampler"), f.at("sampler"));
     chain_.rng = random::Stream(stream_from_json(f.get("rng"), f.at("rng")));
     chain_.steps_done = as_count(f.get("steps_done"), f.at("steps_done"), 0);
+    if constexpr (SamplerWithStateCheck<S>)
+      if (const std::string wrong = chain_.sampler.check_state(chain_.state, chain_.steps_done); !wrong.empty())
+        fail(f.at("sampler"), wrong);
     ChainTotals& t = chain_.totals;
     t.accept_sum = f.number("accept_sum", Range::non_negative);
     if (const json* totals = f.find("totals")) {

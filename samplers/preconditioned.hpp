@@ -18,6 +18,7 @@
 #include <cmath>
 #include <concepts>
 #include <cstdint>
+#include <string>
 #include <utility>
 
 #include <Eigen/Core>
@@ -112,13 +113,35 @@ struct Sampler {
   const Eigen::VectorXd& position(const State& s) const { return s.theta; }
   void describe(const State& s, StepInfo& info) const { inner.describe(s.inner, info); }
 
-  /// s from the collected mean of ∇Ũ⊙∇Ũ, normalised to geometric mean 1; the chain re-expressed in φ.
-  /// In place, θ held in s.theta (the step sets it again after): no allocation.
+  /// s_i = 1/√(V_i + ε), V the collected mean of ∇Ũ⊙∇Ũ, normalised to geometric mean 1, into `scale`.
+  void scale_from(const Eigen::VectorXd& square_sum, std::uint64_t collected, Eigen::VectorXd& scale) const {
+    scale.array() = (square_sum.array() / static_cast<double>(collected) + floor).rsqrt();
+    scale /= std::exp(scale.array().log().mean());
+  }
+  /// s fixed from the warm-up's squares; the chain re-expressed in φ. In place, θ held in s.theta (the
+  /// step sets it again after): no allocation.
   void fix_scale(State& s) const {
     s.theta = s.scale.cwiseProduct(s.inner.x);
-    s.scale.array() = (s.square_sum.array() / static_cast<double>(s.collected) + floor).rsqrt();
-    s.scale /= std::exp(s.scale.array().log().mean());
+    scale_from(s.square_sum, s.collected, s.scale);
     s.inner.x = s.theta.cwiseQuotient(s.scale);
+  }
+
+  /// A resume's check of a saved state (SamplerWithStateCheck): its scale must be the one this sampler
+  /// has after `steps_done` steps — the initial scale until the warm-up ends (or without one), then the
+  /// scale of its collected squares (the same code, so the same bits) — and its squares non-negative.
+  /// Empty when it is; else what is wrong.
+  std::string check_state(const State& s, std::uint64_t steps_done) const {
+    if (!(s.square_sum.array() >= 0).all()) return "square_sum: expected non-negative numbers (a sum of squares)";
+    const bool fixed = adapt_steps > 0 && steps_done >= adapt_steps && s.collected > 0;
+    Eigen::VectorXd expected;
+    if (fixed) scale_from(s.square_sum, s.collected, expected);
+    else expected = initial_scale.size() ? initial_scale : Eigen::VectorXd::Ones(s.scale.size());
+    if (expected.size() != s.scale.size()) return fmt::format("scale: expected {} numbers, got {}", expected.size(), s.scale.size());
+    const double off = ((s.scale - expected).array().abs() / expected.array().abs()).maxCoeff();
+    if (!(off <= 1e-12))
+      return fmt::format("scale: not the scale {} (off by {:.3g} relative): the scale or the warm-up's sums were edited",
+                         fixed ? "the warm-up's collected squares give" : "the chain starts with until its warm-up ends", off);
+    return {};
   }
 };
 

@@ -105,4 +105,27 @@ TEST_CASE("resume refuses a record edited in any of the ways that would make its
   }
 }
 
+TEST_CASE("resume refuses a preconditioner state whose scale is not the one its warm-up gives") {
+  // Catches (issue #40 item 2): an edited diagonal scale, or warm-up sums edited after the scale was
+  // fixed, resumed as if the run had estimated them — another sampler from then on, exit 0.
+  json c = {{"sampler", {{"name", "sgld"}, {"step_size", 0.01}, {"preconditioner", "diagonal"}}},
+            {"manifold", {{"name", "euclidean"}, {"dim", 3}}},
+            {"target", {{"name", "gaussian"}, {"grad_noise", 0.5}}},
+            {"steps", 300}, {"burn_in", 100}, {"chains", 2}, {"seed", 6}};
+  const fs::path cfg = write_json(scratch(), "precond.json", c);
+  const fs::path rec = scratch() / "precond_run.json";
+  REQUIRE(run_cli(scratch(), fmt::format("run '{}' -q -o '{}'", cfg.string(), rec.string())).code == 0);
+  const json record = read_json(rec);
+  REQUIRE(record["chains"][0]["state"]["sampler"]["scale"].size() == 3);
+  CHECK(run_cli(scratch(), fmt::format("resume '{}' --steps 10 -q -o '{}'", rec.string(), (scratch() / "precond_ok.json").string())).code == 0);
+  refused(record, "scale_edited", [](json& r) { r["chains"][0]["state"]["sampler"]["scale"][1] = 2.0; },
+          "/chains/0/state/sampler", "scale: not the scale the warm-up's collected squares give");
+  refused(record, "square_sum_edited", [](json& r) {
+    auto& v = r["chains"][1]["state"]["sampler"]["square_sum"][0];
+    v = v.get<double>() * 4;
+  }, "/chains/1/state/sampler", "the scale or the warm-up's sums were edited");
+  refused(record, "square_sum_negative", [](json& r) { r["chains"][1]["state"]["sampler"]["square_sum"][2] = -1.0; },
+          "/chains/1/state/sampler", "square_sum: expected non-negative numbers");
+}
+
 }  // namespace test_cli_resume_checks

@@ -31,6 +31,7 @@
 #include <sgmcmc/models/vmf_mixture_posterior.hpp>
 #include <sgmcmc/manifolds/manifolds.hpp>
 #include <sgmcmc/samplers/hmc.hpp>
+#include <sgmcmc/samplers/preconditioned.hpp>
 #include <sgmcmc/samplers/scir.hpp>
 #include <sgmcmc/samplers/sgld.hpp>
 #include <sgmcmc/modules/random/stream.hpp>
@@ -154,6 +155,12 @@ struct SamplerWithoutDescribe {
 struct SamplerWithPositionByValue : MinimalSampler {  // a copy per call: the driver reads it every step
   Eigen::VectorXd position(const State& s) const { return s.x; }
 };
+struct SamplerCheckingState : MinimalSampler {
+  std::string check_state(const State&, std::uint64_t) const { return {}; }
+};
+struct SamplerCheckingStateAsBool : MinimalSampler {  // a yes/no cannot say what is wrong
+  bool check_state(const State&, std::uint64_t) const { return true; }
+};
 struct GibbsPotential {
   void gradient(const Eigen::VectorXd&, Eigen::VectorXd&, auto&) const {}
   void after_step(const Eigen::VectorXd&, std::uint64_t, const random::Stream&) {}
@@ -167,6 +174,9 @@ static_assert(recipe::Metric<recipe::metric::LevelSet> && recipe::Metric<run::An
 static_assert(!recipe::Metric<MetricWithoutEvaluate> && !recipe::Metric<recipe::metric::Value>);
 
 static_assert(Sampler<MinimalSampler>);
+static_assert(SamplerWithStateCheck<SamplerCheckingState> && !SamplerWithStateCheck<SamplerCheckingStateAsBool>);
+static_assert(!SamplerWithStateCheck<MinimalSampler> && !SamplerWithStateCheck<sgld::Sampler<Euclidean>>);
+static_assert(SamplerWithStateCheck<preconditioned::Sampler<sgld::Sampler<Euclidean>>>);
 static_assert(!Sampler<SamplerReturningDouble>);
 static_assert(!Sampler<SamplerWithoutStatistics>);
 static_assert(!Sampler<SamplerWithoutDescribe>);
