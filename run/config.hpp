@@ -155,6 +155,7 @@ inline RunConfig parse_config(const json& j, const Registry& registry, const Pla
     c.manifold.geometry.flat = true;
     c.manifold.deferred = true;  // resolved stays null: a missing dimension names /manifold
   }
+  c.manifold.max_dimension = c.max_dimension;
   {
     Fields t(f.get("target"), "/target");
     const std::string name = t.string("name");

@@ -1,6 +1,7 @@
 #pragma once
 // Reading and writing whole JSON documents (configs, run records, experiment results), with errors
 // that name the file. Writes are atomic (run/output/atomic_file.hpp).
+#include <cstddef>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -35,11 +36,24 @@ inline std::string json_error_words(const nlohmann::json::exception& e) {
   return printable(m);
 }
 
+/// The most a config file may hold: far beyond any config (the largest shipped is a few KB; a matrix
+/// field of a 1000-dimensional target is about 20 MB), far below the memory that `sgmcmc run /dev/zero`
+/// or a runaway pipe would take before the parser saw a byte.
+inline constexpr std::size_t max_config_bytes = std::size_t{256} << 20;
+
+/// A config file, parsed (with the depth limit above). A pipe is read (`sgmcmc run <(make_config)`),
+/// up to max_config_bytes like anything else.
 inline nlohmann::json read_json_file(const std::string& path) {
-  std::ifstream in(path);
+  std::ifstream in(path, std::ios::binary);
   if (!in) throw Error(fmt::format("{}: cannot open the file for reading", path));
-  std::stringstream ss;
-  ss << in.rdbuf();
+  std::string text;
+  char buffer[1 << 16];
+  while (in.read(buffer, sizeof buffer) || in.gcount() > 0) {
+    text.append(buffer, static_cast<std::size_t>(in.gcount()));
+    if (text.size() > max_config_bytes)
+      throw Error(fmt::format("{}: larger than {} MB: not a config (a device or a runaway pipe?)", path, max_config_bytes >> 20));
+  }
+  std::stringstream ss(std::move(text));
   try {
     return nlohmann::json::parse(ss.str(), [&](int depth, nlohmann::json::parse_event_t, nlohmann::json&) {
       if (depth > max_json_depth)

@@ -63,6 +63,9 @@ struct ManifoldChoice {
   json resolved;     ///< the section with every default filled in (for the run record)
   Eigen::Index rows = 0, cols = 0;  ///< a matrix manifold's n × p (matrix-valued target fields), else 0
   bool deferred = false;
+  /// The run's cap on the ambient size (the config's max_dimension): a target that fixes the dimension
+  /// itself checks its size against it before it allocates anything of that size (targets::check_size).
+  std::uint64_t max_dimension = 10'000'000;
   /// The ambient size, if known yet.
   std::optional<Eigen::Index> dim() const {
     if (deferred) return std::nullopt;
@@ -118,6 +121,9 @@ struct TargetChoice {
   std::optional<std::uint64_t> examples;   ///< a data target's N (all shards'): its gradient is a sum over N examples
   GradientFacts gradient = {};             ///< how its stochastic gradient is formed
   std::vector<DataFile> files = {};        ///< the data files it read
+  /// The threads each chain's copy starts itself (bnn's `threads`): the run runs fewer chains at once so
+  /// that it starts at most parallel::thread_cap() threads in all.
+  unsigned threads_per_chain = 1;
 };
 
 /// A Langevin-type step's noise balance, for a sampler that injects N(0, 2Ch) noise per step with a

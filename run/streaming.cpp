@@ -58,8 +58,12 @@ std::vector<json> summaries_of(const std::vector<std::unique_ptr<AnyChain>>& cha
 /// the ranks on it; at most one per chain it steps; one on a sharded target, whose reductions are
 /// called from the main thread (MPI_THREAD_FUNNELED).
 unsigned threads_for(const Options& opt, const RunConfig& c, const distributed::Layout& layout, std::size_t chains) {
+  if (opt.threads > parallel::thread_cap())
+    throw Error(fmt::format("threads (--threads; C++: Options::threads): expected at most {} (four per core of this machine, at "
+                            "least 64), got {}", parallel::thread_cap(), opt.threads));
   const unsigned local = opt.transport ? static_cast<unsigned>(std::max(1, opt.transport->ranks_on_this_machine())) : 1u;
   unsigned threads = opt.threads ? opt.threads : std::max(1u, std::thread::hardware_concurrency() / local);
+  threads = std::min(threads, std::max(1u, parallel::thread_cap() / std::max(1u, c.target.threads_per_chain)));
   std::size_t mine = 0;
   for (std::size_t i = 0; i < chains; ++i) mine += layout.steps(i) ? 1 : 0;
   threads = static_cast<unsigned>(std::min<std::size_t>(threads, std::max<std::size_t>(mine, 1)));

@@ -11,9 +11,14 @@
 // scratch that each call overwrites). No allocation per call. The first exception thrown by fn is
 // rethrown by for_each after every worker has stopped; the remaining indices are then skipped.
 //
+// A thread that cannot be started (the machine's or the user's limit on threads) is an sgmcmc::Error
+// from the constructor, naming how many were asked and started, after the started ones are stopped
+// and joined (before: std::terminate on the joinable threads, or a process hung for ever).
+//
 // Not reentrant: one for_each at a time per pool (one pool per model object, one model per chain).
 // WorkerPoolSlot holds a pool lazily and gives every copy of its owner a fresh (empty) slot, so copied
 // models never share threads.
+#include <algorithm>
 #include <atomic>
 #include <condition_variable>
 #include <cstddef>
@@ -21,29 +26,39 @@
 #include <exception>
 #include <memory>
 #include <mutex>
+#include <system_error>
 #include <thread>
 #include <utility>
 #include <vector>
 
+#include <fmt/format.h>
+
+#include <sgmcmc/modules/error.hpp>
+
 namespace sgmcmc::parallel {
+
+/// The most threads a run starts at once (chains × each chain's own, e.g. a neural net's parts): four
+/// per core of this machine, at least 64. More only slow CPU-bound work; far more filled the machine's
+/// task table for every other process (issue #40: `"threads": 100000`).
+inline unsigned thread_cap() { return std::max(64u, 4u * std::thread::hardware_concurrency()); }
 
 class WorkerPool {
  public:
   /// A pool of `threads` workers in all: threads − 1 background threads plus the caller.
   explicit WorkerPool(unsigned threads) : size_(threads < 1 ? 1u : threads) {
     threads_.reserve(size_ - 1);
-    for (unsigned w = 1; w < size_; ++w) threads_.emplace_back([this, w] { loop(w); });
+    try {
+      for (unsigned w = 1; w < size_; ++w) threads_.emplace_back([this, w] { loop(w); });
+    } catch (const std::system_error& e) {
+      const std::size_t started = threads_.size();
+      stop();
+      throw Error(fmt::format("could not start thread {} of {} ({}): the machine's (or the user's) limit on threads is reached; "
+                              "use fewer threads or chains", started + 2, size_, e.what()));
+    }
   }
   WorkerPool(const WorkerPool&) = delete;
   WorkerPool& operator=(const WorkerPool&) = delete;
-  ~WorkerPool() {
-    {
-      std::lock_guard<std::mutex> lock(mutex_);
-      stop_ = true;
-    }
-    wake_.notify_all();
-    for (auto& t : threads_) t.join();
-  }
+  ~WorkerPool() { stop(); }
 
   unsigned size() const { return size_; }
 
@@ -73,6 +88,15 @@ class WorkerPool {
   }
 
  private:
+  void stop() {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      stop_ = true;
+    }
+    wake_.notify_all();
+    for (auto& t : threads_) t.join();
+    threads_.clear();
+  }
   void work(unsigned w) {
     for (;;) {
       const std::size_t i = next_.fetch_add(1, std::memory_order_relaxed);

@@ -15,6 +15,7 @@
 #include <cerrno>
 #include <cmath>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <functional>
 #include <string>
@@ -270,6 +271,11 @@ struct RecordDraw {
 /// `on_draw` for every draw in order (chain by chain). Errors name the file. Without `with_stats` the
 /// draws come without their statistics, and nothing is buffered to pair them.
 inline json read_record(const std::string& path, const std::function<void(const RecordDraw&)>& on_draw, bool with_stats = true) {
+  // A record is read twice (resume checks it whole, then replays its draws): a FIFO would block the
+  // second pass for ever (and its open, until a writer came), a device never ends.
+  std::error_code ec;
+  if (const auto st = std::filesystem::status(path, ec); !ec && std::filesystem::exists(st) && !std::filesystem::is_regular_file(st))
+    throw Error(fmt::format("{}: not a regular file (a FIFO, device or folder): a run record is a file that can be read twice", path));
   std::ifstream in(path, std::ios::binary);
   if (!in) throw Error(fmt::format("{}: cannot open the file for reading", path));
   // The draws sit at fixed depths: {"chains": [ {"samples": [[v, ...], ...], "sample_stats": {name: [v, ...]}} ]}.

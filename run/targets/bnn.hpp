@@ -69,6 +69,8 @@ inline TargetEntry bnn_target() {
               fail(f.at(hidden > classes ? "hidden" : "classes"),
                    fmt::format("a {}–{}–{} net would have {:.4g} weights, above the {} a bnn target may have", d.dim(), hidden, classes,
                                weights, bnn_max_weights));
+            targets::check_size(f, hidden > classes ? "hidden" : "classes", manifold, weights,
+                                fmt::format("a {}–{}–{} net", d.dim(), hidden, classes));
             const double lambda = f.number("prior_precision", 1.0, Range::positive);
             const auto batch = f.count("batch_size", std::min<std::uint64_t>(100, d.size()), 1);
             if (batch > d.size())
@@ -92,10 +94,12 @@ inline TargetEntry bnn_target() {
               if (const auto dim = manifold.dim(); dim && own != *dim)
                 fail(f.at("data"), fmt::format("a {}–{}–{} net on {} has {} weights but the manifold has {} coordinates", d.dim(),
                                                hidden, classes, path, own, *dim));
-              return targets::with_file(targets::make_estimated_choice(f, name, models::minibatch(std::move(m), batch,
-                                                                                                   targets::sampling(replace)),
-                                                                       std::move(out), {own, true, gibbs_every}),
-                                        std::move(file));
+              TargetChoice c = targets::with_file(targets::make_estimated_choice(f, name, models::minibatch(std::move(m), batch,
+                                                                                                             targets::sampling(replace)),
+                                                                                 std::move(out), {own, true, gibbs_every}),
+                                                  std::move(file));
+              c.threads_per_chain = static_cast<unsigned>(threads);
+              return c;
             };
             return single ? make(float{}) : make(double{});
           }};

@@ -59,6 +59,10 @@ inline TargetEntry bpmf_target() {
             DataFile file = targets::read_data_file(f, "data", path);
             targets::require_manifold(f, name, manifold.geometry.flat, "euclidean space", "euclidean");
             const auto latent = f.count("latent", 20, 1);
+            // (users + items)·(latent + 1) coordinates: latent factors and a bias each
+            targets::check_size(f, "latent", manifold,
+                                (static_cast<double>(r.n_users) + static_cast<double>(r.n_items)) * (static_cast<double>(latent) + 1),
+                                fmt::format("bpmf on {} users and {} items at latent {}", r.n_users, r.n_items, latent));
             const double tau = f.number("tau", 3.0, Range::positive);
             const double lambda = f.number("prior_precision", 1.0, Range::positive);
             const auto batch = f.count("batch_size", std::min<std::uint64_t>(1000, r.size()), 1);

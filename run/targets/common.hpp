@@ -50,6 +50,17 @@ inline void require_manifold(const Fields& f, const std::string& name, bool hold
   if (!holds) fail(f.at("name"), fmt::format("{} lives on {} (manifold.name = {})", name, where, example));
 }
 
+/// A target that fixes its own dimension (`coordinates`, in floating point: a count from the config may
+/// be huge) checks it against the run's max_dimension before it builds anything of that size — its
+/// estimator's centre search and tables, its chains' states — naming the field `key` that sets it.
+inline void check_size(const Fields& f, const std::string& key, const ManifoldChoice& manifold, double coordinates,
+                       const std::string& what) {
+  if (coordinates > static_cast<double>(manifold.max_dimension))
+    fail(f.at(key), fmt::format("{} has {:.6g} coordinates, above max_dimension {} (each state vector would take {:.3g} GB per "
+                                "chain, an estimator's centre search and tables several times that); set \"max_dimension\" "
+                                "in the config if you mean it", what, coordinates, manifold.max_dimension, 8e-9 * coordinates));
+}
+
 /// The data file a target read from its field `key` (path `path`), fingerprinted now, just after the
 /// read (TargetChoice::files): what a resume compares with the file it finds then.
 inline DataFile read_data_file(const Fields& f, const std::string& key, const std::string& path) {

@@ -102,6 +102,7 @@ inline TargetChoice logistic_choice(Fields& f, const ManifoldChoice& manifold, c
   if (const auto dim = manifold.dim(); dim && d.rows.dim() != *dim)
     fail(f.at("data"), fmt::format("{} has {} feature columns but the manifold has {} coordinates", what, d.rows.dim(), *dim));
   const Eigen::Index own = d.rows.dim();
+  check_size(f, "data", manifold, static_cast<double>(own), what);
   const double prior_sd = f.number("prior_sd", 1.0, Range::positive);
   const auto batch = f.count("batch_size", std::min<std::uint64_t>(100, d.total), 1);
   if (batch > d.total) fail(f.at("batch_size"), fmt::format("expected at most the {} examples of {}, got {}", d.total, what, batch));
