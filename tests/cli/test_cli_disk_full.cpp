@@ -23,11 +23,7 @@ fs::path scratch() {
 // `sgmcmc ARGS` in `dir` with files limited to 100 KB (sh's ulimit -f counts 512-byte blocks) and
 // SIGXFSZ ignored (an ignored signal stays ignored across exec), so a write past the limit fails.
 Result limited(const fs::path& dir, const std::string& args) {
-  const auto out = dir / "stdout.txt", err = dir / "stderr.txt";
-  const std::string cmd = fmt::format("cd '{}' && trap '' XFSZ && ulimit -f 200 && '{}' {} > '{}' 2> '{}'", dir.string(), SGMCMC_CLI, args,
-                                      out.string(), err.string());
-  const int status = std::system(cmd.c_str());
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, slurp(out), slurp(err)};
+  return run_cli_after(dir, fmt::format("cd '{}' && trap '' XFSZ && ulimit -f 200 &&", dir.string()), args);
 }
 
 // Files of `dir` whose names start with '.': the outputs' named temporaries (.NAME.XXXXXX).

@@ -38,12 +38,7 @@ json gaussian_chains(int chains) {
 }
 
 // `sgmcmc ARGS` in the scratch folder, ended after `seconds` (exit 124: it hung).
-Result within(int seconds, const std::string& args) {
-  const auto out = scratch() / "stdout.txt", err = scratch() / "stderr.txt";
-  const std::string cmd = fmt::format("timeout {} '{}' {} > '{}' 2> '{}'", seconds, SGMCMC_CLI, args, out.string(), err.string());
-  const int status = std::system(cmd.c_str());
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, slurp(out), slurp(err)};
-}
+Result within(int seconds, const std::string& args) { return run_cli_after(scratch(), fmt::format("timeout {}", seconds), args); }
 
 // The heuristic overcommit mode (0, Linux's default) refuses a mapping larger than the machine's memory.
 bool overcommit_heuristic() {
@@ -73,15 +68,11 @@ TEST_CASE("a thread the machine cannot start is an error naming it, not a crash 
     return;
   }
   const fs::path cfg = write_json(scratch(), "four.json", gaussian_chains(4));
-  const auto out = scratch() / "stdout.txt", err = scratch() / "stderr.txt";
-  const std::string cmd = fmt::format("ulimit -s 4000000000 && timeout 60 '{}' run '{}' -q --threads 4 -o '{}' > '{}' 2> '{}'", SGMCMC_CLI,
-                                      cfg.string(), (scratch() / "nothreads.json").string(), out.string(), err.string());
-  const int status = std::system(cmd.c_str());
-  const std::string message = slurp(err);
-  CAPTURE(message);
-  CHECK(WIFEXITED(status));
-  CHECK(WEXITSTATUS(status) == 1);  // not 124 (the timeout: a hang), 134 (std::terminate) or 139
-  CHECK(message.find("could not start thread 2 of 4") != std::string::npos);
+  const Result r = run_cli_after(scratch(), "ulimit -s 4000000000 && timeout 60",
+                                 fmt::format("run '{}' -q --threads 4 -o '{}'", cfg.string(), (scratch() / "nothreads.json").string()));
+  CAPTURE(r.err);
+  CHECK(r.code == 1);  // not 124 (the timeout: a hang), 134 (std::terminate) or 139, nor -1 (a signal)
+  CHECK(r.err.find("could not start thread 2 of 4") != std::string::npos);
   CHECK_FALSE(fs::exists(scratch() / "nothreads.json"));
 }
 
@@ -171,15 +162,11 @@ TEST_CASE("a run record that is a FIFO is refused at once; a config that never e
   const fs::path endless = scratch() / "config.fifo";
   fs::remove(endless);
   REQUIRE(::mkfifo(endless.c_str(), 0600) == 0);
-  const auto out = scratch() / "stdout.txt", err = scratch() / "stderr.txt";
-  const std::string cmd = fmt::format("(yes > '{}' 2> /dev/null &); timeout 60 '{}' run '{}' -q > '{}' 2> '{}'", endless.string(), SGMCMC_CLI,
-                                      endless.string(), out.string(), err.string());
-  const int status = std::system(cmd.c_str());
-  const std::string message = slurp(err);
-  CAPTURE(message);
-  CHECK(WIFEXITED(status));
-  CHECK(WEXITSTATUS(status) == 1);
-  CHECK(message.find("config.fifo: larger than 256 MB: not a config") != std::string::npos);
+  const Result r = run_cli_after(scratch(), fmt::format("(yes > '{}' 2> /dev/null &); timeout 60", endless.string()),
+                                 fmt::format("run '{}' -q", endless.string()));
+  CAPTURE(r.err);
+  CHECK(r.code == 1);
+  CHECK(r.err.find("config.fifo: larger than 256 MB: not a config") != std::string::npos);
 }
 
 }  // namespace test_cli_limits

@@ -42,20 +42,21 @@ inline std::string slurp(const fs::path& p) {
   return ss.str();
 }
 
-/// Runs `sgmcmc ARGS` with stdout and stderr captured in files of `dir`.
-inline Result run_cli(const fs::path& dir, const std::string& args) {
+/// Runs `sgmcmc ARGS` through the shell after `shell` (a prefix such as "cd D &&", "ulimit -f 200 &&",
+/// "timeout 60"; empty: none), with stdout and stderr captured in files of `dir`. Exit code -1: a signal.
+inline Result run_cli_after(const fs::path& dir, const std::string& shell, const std::string& args) {
   const auto out = dir / "stdout.txt", err = dir / "stderr.txt";
-  const std::string cmd = fmt::format("'{}' {} > '{}' 2> '{}'", SGMCMC_CLI, args, out.string(), err.string());
+  const std::string cmd = fmt::format("{} '{}' {} > '{}' 2> '{}'", shell, SGMCMC_CLI, args, out.string(), err.string());
   const int status = std::system(cmd.c_str());
   return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, slurp(out), slurp(err)};
 }
 
+/// Runs `sgmcmc ARGS` with stdout and stderr captured in files of `dir`.
+inline Result run_cli(const fs::path& dir, const std::string& args) { return run_cli_after(dir, "", args); }
+
 /// Runs `sgmcmc ARGS` as run_cli does, with `dir` as its working directory (relative paths start there).
 inline Result run_cli_in(const fs::path& dir, const std::string& args) {
-  const auto out = dir / "stdout.txt", err = dir / "stderr.txt";
-  const std::string cmd = fmt::format("cd '{}' && '{}' {} > '{}' 2> '{}'", dir.string(), SGMCMC_CLI, args, out.string(), err.string());
-  const int status = std::system(cmd.c_str());
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, slurp(out), slurp(err)};
+  return run_cli_after(dir, fmt::format("cd '{}' &&", dir.string()), args);
 }
 
 /// Starts `sgmcmc ARGS` without waiting (for a test that signals it); returns its pid, or -1.
