@@ -308,7 +308,8 @@ inline std::vector<std::string_view> split_commas(std::string_view line) {
 
 /// Reads a Stan CSV file: '#' lines are comments wherever they are (CmdStan puts some between the draws),
 /// blank lines are skipped, the first other line names the columns and every later one is a draw.
-/// Throws sgmcmc::Error naming the file and line on a row of the wrong length or a field that is no number.
+/// Throws sgmcmc::Error naming the file and line (and column) on a row of the wrong length or a field that
+/// is no number; the file's text is never echoed.
 inline StanCsv read_stan_csv(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   require(static_cast<bool>(in), "{}: cannot open the file", path);
@@ -333,8 +334,10 @@ inline StanCsv read_stan_csv(const std::string& path) {
                                                              line_number, csv.columns.size(), fields.size());
     for (std::size_t k = 0; k < fields.size(); ++k) {
       double v = 0;
+      // The field's place, never its contents: a file given as a reference may be anything (a .env
+      // with secrets, terminal escapes), and its text is not echoed (issue #40).
       require(stan_csv_detail::parse_number(fields[k], v),
-              "{}:{}: column {} ({}): '{}' is not a number", path, line_number, k + 1, csv.columns[k], fields[k]);
+              "{}:{}: column {}: expected a number (decimal or exponent notation, nan, inf)", path, line_number, k + 1);
       values.push_back(v);
     }
     ++rows;
