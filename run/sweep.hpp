@@ -43,19 +43,21 @@ struct Reference {
 
 namespace detail {
 
-/// The draws of one reference file, draws × coordinates: a Stan CSV's parameter columns (every
-/// column whose name does not end in "__"), or a run record's chains stacked.
-inline Eigen::MatrixXd reference_draws(const std::string& path) {
-  if (path.ends_with(".csv")) {
-    const output::StanCsv csv = output::read_stan_csv(path);
-    std::vector<Eigen::Index> keep;
-    for (std::size_t k = 0; k < csv.columns.size(); ++k)
-      if (!csv.columns[k].ends_with("__")) keep.push_back(static_cast<Eigen::Index>(k));
-    if (keep.empty()) throw Error(fmt::format("{}: no parameter columns (every column name ends in \"__\")", path));
-    Eigen::MatrixXd m(csv.draws.rows(), static_cast<Eigen::Index>(keep.size()));
-    for (std::size_t j = 0; j < keep.size(); ++j) m.col(static_cast<Eigen::Index>(j)) = csv.draws.col(keep[j]);
-    return m;
-  }
+/// The draws of a Stan CSV reference file, draws × coordinates: its parameter columns (every column
+/// whose name does not end in "__").
+inline Eigen::MatrixXd reference_csv_draws(const std::string& path) {
+  const output::StanCsv csv = output::read_stan_csv(path);
+  std::vector<Eigen::Index> keep;
+  for (std::size_t k = 0; k < csv.columns.size(); ++k)
+    if (!csv.columns[k].ends_with("__")) keep.push_back(static_cast<Eigen::Index>(k));
+  if (keep.empty()) throw Error(fmt::format("{}: no parameter columns (every column name ends in \"__\")", path));
+  Eigen::MatrixXd m(csv.draws.rows(), static_cast<Eigen::Index>(keep.size()));
+  for (std::size_t j = 0; j < keep.size(); ++j) m.col(static_cast<Eigen::Index>(j)) = csv.draws.col(keep[j]);
+  return m;
+}
+
+/// The draws of a run record used as a reference, its chains stacked (draws × coordinates).
+inline Eigen::MatrixXd reference_record_draws(const std::string& path) {
   std::vector<double> values;
   Eigen::Index d = 0;
   const json record = output::read_record(path, [&](const output::RecordDraw& r) {
@@ -71,6 +73,11 @@ inline Eigen::MatrixXd reference_draws(const std::string& path) {
   if (values.empty()) throw Error(fmt::format("{}: the run record holds no draws", path));
   using RowMajor = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
   return Eigen::Map<const RowMajor>(values.data(), static_cast<Eigen::Index>(values.size()) / d, d);
+}
+
+/// The draws of one reference file: a Stan CSV (a name ending in .csv) or a run record.
+inline Eigen::MatrixXd reference_draws(const std::string& path) {
+  return path.ends_with(".csv") ? reference_csv_draws(path) : reference_record_draws(path);
 }
 
 /// Each chain's draws (draws × coordinates) of a record held in memory.
@@ -89,13 +96,15 @@ inline std::vector<Eigen::MatrixXd> chains_of(const json& record) {
 
 }  // namespace detail
 
-/// The reference from one or several files (several: chains pooled, e.g. CmdStan's output_1.csv, …).
-inline Reference read_reference(const std::vector<std::string>& paths) {
+/// The reference from one or several files (several: chains pooled, e.g. CmdStan's output_1.csv, …),
+/// each read by `draws_of` (detail::reference_draws: by its name's ending).
+template <class DrawsOf = Eigen::MatrixXd (*)(const std::string&)>
+inline Reference read_reference(const std::vector<std::string>& paths, DrawsOf draws_of = detail::reference_draws) {
   if (paths.empty()) throw Error("--reference: no file given");
   Reference ref;
   Eigen::MatrixXd all;
   for (const auto& p : paths) {
-    const Eigen::MatrixXd m = detail::reference_draws(p);
+    const Eigen::MatrixXd m = draws_of(p);
     if (all.size() && m.cols() != all.cols())
       throw Error(fmt::format("{}: {} parameters, but {} has {}", p, m.cols(), paths.front(), all.cols()));
     Eigen::MatrixXd joined(all.rows() + m.rows(), m.cols());
@@ -158,12 +167,28 @@ inline json score(const json& record, const Reference& ref, const Registry& regi
   return out;
 }
 
-/// Runs the grid of `config`'s `sweep` section and scores every point; `on_point` sees each as it ends.
-inline json sweep(const json& config, const Reference& ref, const Options& opt = {}, const Registry& registry = shipped_registry(),
-                  const std::function<void(const json&)>& on_point = {}) {
+/// A sweep's grid read from its config: the config without `sweep` (each point's base), the `sweep`
+/// section as given, and each point's run config with its entry in the results (sampler label and
+/// section, target fields, step and batch size). Reading it runs nothing (the fuzz target
+/// tests/fuzz/targets_cli.hpp reads grids this way).
+struct SweepGrid {
+  json base, grid;
+  std::size_t ksd_draws = 0;
+  struct Point {
+    json config, entry;
+  };
+  std::vector<Point> points;
+};
+
+/// Reads `config`'s `sweep` section (errors name its JSON path); the points' configs are checked when
+/// each is run.
+inline SweepGrid sweep_grid(const json& config) {
   if (!config.is_object() || !config.contains("sweep")) fail("/sweep", "required field is missing (the grid to run)");
-  json base = config;
-  const json grid = base["sweep"];
+  SweepGrid out;
+  json& base = out.base;
+  base = config;
+  out.grid = base["sweep"];
+  const json& grid = out.grid;
   base.erase("sweep");
   Fields f(grid, "/sweep");
   const json& samplers = f.get("samplers");
@@ -179,7 +204,7 @@ inline json sweep(const json& config, const Reference& ref, const Options& opt =
   }
   // Each scored draw costs a full-data gradient (the KSD's score): on a large data set that is the
   // sweep's main cost, so it can be bounded (or the KSD left out, 0).
-  const std::size_t ksd_draws = f.count("ksd_draws", std::numeric_limits<std::uint64_t>::max(), 0);
+  out.ksd_draws = f.count("ksd_draws", std::numeric_limits<std::uint64_t>::max(), 0);
   f.finish();
   struct Entry {
     json sampler, target;
@@ -212,7 +237,6 @@ inline json sweep(const json& config, const Reference& ref, const Options& opt =
     entries.push_back(std::move(entry));
   }
   if (batches.empty()) batches.push_back(0);  // 0: the target's own
-  json points = json::array();
   for (const Entry& e : entries)
     for (Eigen::Index j = 0; j < e.steps.size(); ++j)
       for (const std::uint64_t n : batches) {
@@ -221,22 +245,34 @@ inline json sweep(const json& config, const Reference& ref, const Options& opt =
         c["sampler"]["step_size"] = e.steps[j];
         if (!e.target.empty()) c["target"].update(e.target);
         if (n) c["target"]["batch_size"] = n;
-        json point = {{"sampler", e.label}, {"sampler_section", e.sampler}, {"target_fields", e.target}, {"step_size", e.steps[j]},
+        json entry = {{"sampler", e.label}, {"sampler_section", e.sampler}, {"target_fields", e.target}, {"step_size", e.steps[j]},
                       {"batch_size", n ? json(n) : json(nullptr)}};
-        try {
-          point.update(score(run(c, opt, registry), ref, registry, ksd_draws));
-          if (ref.seconds > 0 && point.contains("sampling_seconds"))
-            point["fraction_of_reference"] = (point["setup_seconds"].get<double>() + point["sampling_seconds"].get<double>()) / ref.seconds;
-        } catch (const Error& e) {
-          point["status"] = "error";
-          point["error"] = e.what();
-        }
-        if (on_point) on_point(point);
-        points.push_back(std::move(point));
+        out.points.push_back({std::move(c), std::move(entry)});
       }
+  return out;
+}
+
+/// Runs the grid of `config`'s `sweep` section and scores every point; `on_point` sees each as it ends.
+inline json sweep(const json& config, const Reference& ref, const Options& opt = {}, const Registry& registry = shipped_registry(),
+                  const std::function<void(const json&)>& on_point = {}) {
+  const SweepGrid g = sweep_grid(config);
+  json points = json::array();
+  for (const SweepGrid::Point& p : g.points) {
+    json point = p.entry;
+    try {
+      point.update(score(run(p.config, opt, registry), ref, registry, g.ksd_draws));
+      if (ref.seconds > 0 && point.contains("sampling_seconds"))
+        point["fraction_of_reference"] = (point["setup_seconds"].get<double>() + point["sampling_seconds"].get<double>()) / ref.seconds;
+    } catch (const Error& e) {
+      point["status"] = "error";
+      point["error"] = e.what();
+    }
+    if (on_point) on_point(point);
+    points.push_back(std::move(point));
+  }
   json reference = {{"sources", ref.sources}, {"draws", ref.draws}, {"mean", vector_json(ref.mean)}, {"sd", vector_json(ref.sd)}};
   if (ref.seconds > 0) reference["seconds"] = ref.seconds;
-  return {{"schema", "sgmcmc.sweep"}, {"config", base}, {"grid", grid}, {"reference", reference}, {"points", points}};
+  return {{"schema", "sgmcmc.sweep"}, {"config", g.base}, {"grid", g.grid}, {"reference", reference}, {"points", points}};
 }
 
 }  // namespace sgmcmc::run
