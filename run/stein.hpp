@@ -172,6 +172,10 @@ inline json thin(const std::string& path, std::size_t m, const Registry& registr
   RunConfig c = detail::config_of(record, registry, {nullptr, true}, folder);
   detail::write_paths_for(c, Options{.output_folder = output_folder});
   detail::move_record_paths(record, folder, output_folder);
+  // The chains thinned are the record's, the writers' those of its config: the two must agree (fuzz
+  // finding C2: a record with a chain more than its config's reached a writer as an unknown chain).
+  if (record["chains"].size() != c.chains)
+    throw Error(fmt::format("{}: /chains: the record holds {} chains, its config /config/chains says {}", path, record["chains"].size(), c.chains));
   try {
     detail::require_stein_target(c);
   } catch (const Error& e) {
@@ -194,7 +198,13 @@ inline json thin(const std::string& path, std::size_t m, const Registry& registr
         continue;
       }
       const Eigen::Map<const Eigen::MatrixXd> draws(values[ch].data(), d, static_cast<Eigen::Index>(n));
+      // A record's draws are input: a null (NaN) draw or one whose score is not finite is refused
+      // naming the file and the chain (fuzz finding C1: the message named neither).
+      if (!draws.allFinite())
+        throw Error(fmt::format("{}: /chains/{}/samples: a draw is not finite (null): Stein thinning needs finite draws", path, ch));
       const Eigen::MatrixXd scores = detail::scores_at(c.target.target, draws);
+      if (!scores.allFinite())
+        throw Error(fmt::format("{}: /chains/{}/samples: the target's score is not finite at a draw: Stein thinning needs finite scores", path, ch));
       const auto picked = diagnostics::stein_thin(draws, scores, m, kernel);
       Eigen::MatrixXd x(d, static_cast<Eigen::Index>(m)), s(d, static_cast<Eigen::Index>(m));
       for (std::size_t j = 0; j < m; ++j) {

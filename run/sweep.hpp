@@ -222,6 +222,10 @@ inline SweepGrid sweep_grid(const json& config) {
       entry.sampler = ef.get("sampler");
       if (const json* t = ef.find("target")) {
         if (!t->is_object()) fail(ef.at("target"), "expected an object of target fields");
+        // Merged into the config's target, which must be a section (finding C3: a number there let the
+        // JSON library's type_error escape, naming no file).
+        if (!t->empty() && base.contains("target") && !base["target"].is_object())
+          fail("/target", fmt::format("expected a target section to merge {} into, got {}", ef.at("target"), describe(base["target"])));
         entry.target = *t;
       }
       if (const json* st = ef.find("step_sizes")) {
