@@ -1,0 +1,20 @@
+// libFuzzer program: bytes through sgmcmc::fuzz::fuzz_sweep (tests/fuzz/targets_cli.hpp). An sgmcmc::Error
+// whose message names a JSON path or the file is a clean outcome; any other exception, or an Error with
+// an unclear message, aborts, and libFuzzer reports the input. Built and run by tests/fuzz/run.sh.
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+
+#include "../targets_cli.hpp"
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  try {
+    sgmcmc::fuzz::fuzz_sweep(std::string_view(reinterpret_cast<const char*>(data), size));
+  } catch (const sgmcmc::Error& e) {
+    if (!sgmcmc::fuzz::names_a_place(e.what())) {
+      std::fprintf(stderr, "fuzz_sweep: sgmcmc::Error whose message names no JSON path or file: %s\n", e.what());
+      std::abort();
+    }
+  }
+  return 0;
+}
