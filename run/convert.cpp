@@ -46,7 +46,7 @@ void convert(const std::string& path, const Registry& registry, std::span<output
     ch.erase("sample_stats");
   }
   if (!stein.is_null()) record["stein"] = stein;
-  for (output::Writer* w : writers) w->finish(record);
+  output::finish_all(writers, record);
 }
 
 }  // namespace sgmcmc::run

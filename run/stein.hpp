@@ -228,7 +228,7 @@ inline json thin(const std::string& path, std::size_t m, const Registry& registr
     ch.erase("samples");
     ch.erase("sample_stats");
   }
-  for (output::Writer* w : writers) w->finish(record);
+  output::finish_all(writers, record);
   return thinned;
 }
 

@@ -174,7 +174,7 @@ json continue_run(std::vector<std::unique_ptr<AnyChain>>& chains, const RunConfi
   if (root) {
     phases.push_back(this_phase(interrupted));
     record = record_of(c, summaries, status, kept, std::move(phases), interrupted);
-    for (output::Writer* w : writers) w->finish(record);
+    output::finish_all(writers, record);
   }
   return over ? over->share(record) : record;
 }

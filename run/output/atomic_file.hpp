@@ -11,6 +11,8 @@
 // the file by name itself (netCDF) asks for a named temporary, created exclusively (mkstemp: an
 // unpredictable name, never through a planted symlink); that one a SIGKILL can leave behind.
 #include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -118,6 +120,23 @@ inline std::string name_unnamed(int fd, const std::string& path) {
   throw Error(fmt::format("{}: cannot name the finished file in its folder: {}", path, std::strerror(errno)));
 }
 
+/// SIGINT and SIGTERM held (blocked in this thread, delivered when it ends) for its lifetime: around the
+/// steps a handler that exits at once must not cut in two — a named temporary made and registered in
+/// Temporaries, a set of outputs renamed together.
+struct HoldSignals {
+  ::sigset_t old{};
+  HoldSignals() {
+    ::sigset_t held;
+    ::sigemptyset(&held);
+    ::sigaddset(&held, SIGINT);
+    ::sigaddset(&held, SIGTERM);
+    ::pthread_sigmask(SIG_BLOCK, &held, &old);
+  }
+  HoldSignals(const HoldSignals&) = delete;
+  HoldSignals& operator=(const HoldSignals&) = delete;
+  ~HoldSignals() { ::pthread_sigmask(SIG_SETMASK, &old, nullptr); }
+};
+
 /// The temporaries of outputs not yet committed, for a signal handler that must exit at once without
 /// leaving them behind (the command line's second SIGINT/SIGTERM). Slots hold heap copies of the names;
 /// `remove_all` only reads and unlinks, so it is async-signal-safe.
@@ -182,7 +201,7 @@ class AtomicFile {
   AtomicFile& operator=(const AtomicFile&) = delete;
   AtomicFile(AtomicFile&& o) noexcept
       : path_(std::move(o.path_)), tmp_(std::move(o.tmp_)), fd_(std::exchange(o.fd_, -1)), buffer_(std::move(o.buffer_)),
-        done_(std::exchange(o.done_, true)) {}
+        done_(std::exchange(o.done_, true)), prepared_(o.prepared_) {}
   ~AtomicFile() { abandon(); }
 
   const std::string& path() const { return path_; }
@@ -195,6 +214,7 @@ class AtomicFile {
 
   /// Appends bytes (buffered; written in blocks of 1 MiB).
   void write(std::string_view bytes) {
+    prepared_ = false;
     buffer_.append(bytes);
     if (buffer_.size() >= (1u << 20)) flush();
   }
@@ -208,8 +228,10 @@ class AtomicFile {
     if (fd_ >= 0 && ::close(std::exchange(fd_, -1)) != 0) fail_with(fmt::format("close failed: {}", std::strerror(errno)));
   }
 
-  /// Makes the file durable under its name: fsync, rename over the target, sync the folder.
-  void commit() {
+  /// Makes the temporary complete and durable without giving it the target's name yet: writes the
+  /// buffer, takes the replaced file's permissions, fsync. What can fail in writing a file fails here, so
+  /// that outputs committed together (run::output::finish_all) are all prepared before any is renamed.
+  void prepare() {
     flush();
     if (fd_ < 0) fd_ = ::open(tmp_.c_str(), O_RDWR | O_CLOEXEC);
     if (fd_ < 0) fail_with(fmt::format("cannot reopen the temporary: {}", std::strerror(errno)));
@@ -218,7 +240,14 @@ class AtomicFile {
     if (struct ::stat old {}; ::stat(path_.c_str(), &old) == 0 && S_ISREG(old.st_mode) && ::fchmod(fd_, old.st_mode & 07777) != 0)
       fail_with(fmt::format("cannot keep the replaced file's permissions: {}", std::strerror(errno)));
     if (::fsync(fd_) != 0) fail_with(fmt::format("fsync failed: {}", std::strerror(errno)));
+    prepared_ = true;
+  }
+
+  /// Makes the file durable under its name: prepare (unless done), rename over the target, sync the folder.
+  void commit() {
+    if (!prepared_ || !buffer_.empty()) prepare();
     if (tmp_.empty()) {  // unnamed until now: a name for the instant of the rename
+      const detail::HoldSignals hold;  // named and registered, or neither
       try {
         tmp_ = detail::name_unnamed(fd_, path_);
       } catch (const Error&) {
@@ -271,6 +300,7 @@ class AtomicFile {
   int fd_ = -1;
   std::string buffer_;
   bool done_ = false;
+  bool prepared_ = false;
 };
 
 }  // namespace sgmcmc::run

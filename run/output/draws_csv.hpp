@@ -71,6 +71,8 @@ class DrawsCsvWriter final : public Writer {
   }
 
   void finish(const json& /*record*/) override { file_.commit(); }
+  void prepare(const json& /*record*/) override { file_.prepare(); }
+  void commit() override { file_.commit(); }
 
   std::vector<std::string> files() const override { return {file_.path()}; }
 

@@ -18,6 +18,7 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -132,7 +133,12 @@ class JsonRecordWriter final : public Writer {
     }
   }
   void finish(const json& record) override {
-    AtomicFile file(path_);
+    prepare(record);
+    commit();
+  }
+  void prepare(const json& record) override {
+    pending_.emplace(path_);
+    AtomicFile& file = *pending_;
     std::string text;
     const auto flush_if_big = [&] {
       if (text.size() >= (1u << 20)) file.write(std::exchange(text, {}));
@@ -161,7 +167,12 @@ class JsonRecordWriter final : public Writer {
     }
     text += "}\n";
     file.write(text);
-    file.commit();
+    file.prepare();
+  }
+  void commit() override {
+    if (!pending_) return;
+    pending_->commit();
+    pending_.reset();
   }
   /// The record so far, written as finish writes it (the spools are read, not consumed: the draws
   /// that follow are appended to them).
@@ -212,6 +223,7 @@ class JsonRecordWriter final : public Writer {
   RunHeader header_;
   std::vector<std::unique_ptr<detail::Spool>> spools_;
   std::vector<double> row_;  ///< scratch: one spooled row
+  std::optional<AtomicFile> pending_;  ///< the record prepared, until committed
 };
 
 /// The format "json": the run record at the -o path itself (the one output `resume` continues).

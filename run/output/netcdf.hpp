@@ -193,6 +193,10 @@ class NetcdfWriter final : public Writer {
   }
 
   void finish(const json& record) override {
+    prepare(record);
+    commit();
+  }
+  void prepare(const json& record) override {
     require(nc_.has_value(), "{}: finish before begin", path());
     netcdf_detail::naming_file(path(), [&] {
       put_chains(record);
@@ -201,8 +205,9 @@ class NetcdfWriter final : public Writer {
       nc_->close();
     }, netcdf_detail::write_failed);
     nc_.reset();
-    file_.commit();
+    file_.prepare();
   }
+  void commit() override { file_.commit(); }
 
   std::vector<std::string> files() const override { return {file_.path()}; }
 

@@ -137,10 +137,23 @@ class StanCsvWriter final : public Writer {
   }
 
   void finish(const json& record) override {
+    prepare(record);
+    commit();
+  }
+  void prepare(const json& record) override {
     require(!finished_, "{}: the Stan CSV writer was finished twice", base_);
     for (std::size_t chain = 0; chain < files_.size(); ++chain) files_[chain].write(trailer_text(record, chain));
-    for (auto& file : files_) file.commit();
+    for (auto& file : files_) file.prepare();
     finished_ = true;
+  }
+  void commit() override {
+    // A rename failing midway: the message says which of the chains' files were replaced.
+    for (std::size_t chain = 0; chain < files_.size(); ++chain) try {
+        files_[chain].commit();
+      } catch (const Error& e) {
+        if (chain == 0) throw;
+        throw Error(fmt::format("{} (the files of chains 1 to {} were replaced)", e.what(), chain));
+      }
   }
 
   /// The files, once `begin` has said how many chains there are.

@@ -22,6 +22,8 @@
 #include <nlohmann/json.hpp>
 
 #include <sgmcmc/concepts/sampler.hpp>
+#include <sgmcmc/modules/error.hpp>
+#include <sgmcmc/run/output/atomic_file.hpp>
 
 namespace sgmcmc::run::output {
 
@@ -70,6 +72,12 @@ class Writer {
   /// (docs/run-format.md: schema, config, status, timings, chains[i]{id, status, error?, diagnostics,
   /// state}, and chains[i].draws, the number of draws the chain kept).
   virtual void finish(const json& record) = 0;
+  /// `finish` in two steps, for outputs that must appear together (finish_all): `prepare` completes the
+  /// output without making it appear — everything that can fail (writing, flushing to disk) happens
+  /// here — and `commit` makes it appear (a rename). A format without the two steps finishes in
+  /// `prepare` (the defaults): its output appears then.
+  virtual void prepare(const json& record) { finish(record); }
+  virtual void commit() {}
   /// A checkpoint (config `checkpoint_every`): the record as if the run were interrupted here, status
   /// "interrupted", which `resume` continues. A format that can be resumed from writes it in place of
   /// the previous one and goes on taking draws; the others (Stan CSV, NetCDF: outputs, not states) ignore it.
@@ -77,6 +85,29 @@ class Writer {
   /// The files this writer makes (for messages).
   virtual std::vector<std::string> files() const = 0;
 };
+
+/// Finishes `writers` all or nothing (the README's promise for `--format json,csv,netcdf`): every one is
+/// prepared before any is committed, so a format that fails to write leaves every output as it was. A
+/// commit (a rename) failing midway says which outputs were replaced and which were not.
+inline void finish_all(std::span<Writer* const> writers, const json& record) {
+  for (Writer* w : writers) w->prepare(record);
+  // The renames are not interrupted by SIGINT or SIGTERM (held until they are done): a handler that
+  // exits at once (the command line's) leaves all the outputs replaced or none.
+  const run::detail::HoldSignals hold;
+  std::string replaced;
+  for (std::size_t i = 0; i < writers.size(); ++i) {
+    try {
+      writers[i]->commit();
+    } catch (const Error& e) {
+      std::string kept;
+      for (std::size_t j = i; j < writers.size(); ++j)
+        for (const auto& f : writers[j]->files()) kept += (kept.empty() ? "" : ", ") + f;
+      throw Error(fmt::format("{}; outputs replaced before this failure: {}; not replaced (left as they were): {}", e.what(),
+                              replaced.empty() ? "none" : replaced, kept.empty() ? "none" : kept));
+    }
+    for (const auto& f : writers[i]->files()) replaced += (replaced.empty() ? "" : ", ") + f;
+  }
+}
 
 /// Hands draws to writers in blocks of at most `capacity` rows per chain (for draws that arrive one by
 /// one: a record read back, a conversion).
