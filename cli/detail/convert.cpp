@@ -30,7 +30,7 @@ Command add_convert(CLI::App& app, Context& ctx) {
   sub->add_flag("--stein", o->stein,
                 "also compute the Stein diagnostics (as summary --stein: KSD, configurational temperature, gradient noise) and write them with the draws");
   return {sub, output, /*over_ranks=*/false, [&ctx, o] {
-            if (const auto e = output_overlap({{"-o", o->out}}, {{"the run record it converts (RUN)", o->in}})) {
+            if (const auto e = output_overlap(outputs_of(o->out, ctx.registered(), ctx.formats), {{"the run record it converts (RUN)", o->in}})) {
               std::cerr << fmt::format("{}: error: {}\n", ctx.program.name, *e);
               return 2;
             }

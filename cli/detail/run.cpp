@@ -40,11 +40,16 @@ Command add_run(CLI::App& app, Context& ctx) {
               std::cout << ctx.program.default_config.dump(2) << '\n';
               return 0;
             }
-            if (const auto e = output_overlap({{"-o", o->out_path}}, {{"the config file", o->config_path}})) {
+            const std::vector<NamedPath> outputs = outputs_of(o->out_path, ctx.registered(), ctx.formats);
+            if (const auto e = output_overlap(outputs, {{"the config file", o->config_path}})) {
               std::cerr << fmt::format("{}: error: {}\n", name, *e);
               return 2;
             }
             const run::json config = o->config_path.empty() ? ctx.program.default_config : run::read_json_file(o->config_path);
+            if (const auto e = output_overlap(outputs, data_files(config))) {  // before any data is read
+              std::cerr << fmt::format("{}: error: {}\n", name, *e);
+              return 2;
+            }
             if (o->config_path.empty() && !ctx.quiet)
               std::cout << fmt::format("no CONFIG given: running {} ({} run --print-default-config)\n", ctx.program.default_config_note, name);
             run::Options opt = ctx.opt;

@@ -48,6 +48,10 @@ Command add_sweep(CLI::App& app, Context& ctx) {
             run::check_writable(o->out);
             if (!o->svg.empty()) run::check_writable(o->svg);
             const run::json config = run::read_json_file(o->config);
+            if (const auto e = output_overlap({{"-o", o->out}, {"--svg", o->svg}}, data_files(config))) {  // before any data is read
+              std::cerr << fmt::format("{}: error: {}\n", ctx.program.name, *e);
+              return 2;
+            }
             run::Reference ref = run::read_reference(o->reference);
             ref.seconds = o->reference_seconds;
             run::Options opt = ctx.opt;

@@ -94,7 +94,8 @@ class DrawsCsvWriter final : public Writer {
 /// `--format draws_csv` writes BASE_draws.csv.
 inline FormatEntry draws_csv_format() {
   return {{"draws_csv"}, "every chain's draws in one CSV table, as posterior's draws_df (.chain, .iteration, .draw, x[i], stats__)",
-          "BASE_draws.csv", [](const OutputPath& out) { return std::make_unique<DrawsCsvWriter>(out.base + "_draws.csv"); }};
+          "BASE_draws.csv", [](const OutputPath& out) { return std::make_unique<DrawsCsvWriter>(out.base + "_draws.csv"); },
+          [](const OutputPath& out) { return std::vector<std::string>{out.base + "_draws.csv"}; }};
 }
 
 }  // namespace sgmcmc::run::output

@@ -14,6 +14,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include <fmt/format.h>
@@ -41,6 +42,10 @@ struct FormatEntry {
   std::string files;               ///< the files it writes, in terms of OUT (the -o path) and BASE (OUT without ".json")
   /// The writer of a run's outputs at `out`.
   std::function<std::unique_ptr<Writer>(const OutputPath& out)> make;
+  /// The files it would write at `out`, as far as they are known before the run (the command line
+  /// checks them before anything is read: none may be a FIFO, a folder or a device, nor one of the
+  /// command's inputs). A format without it is checked when its writer makes its files.
+  std::function<std::vector<std::string>(const OutputPath& out)> own_files = {};
 };
 
 /// The output formats a program knows, in registration order (the first is `--format`'s default).
@@ -102,6 +107,22 @@ class Formats {
   /// (the shipped ones: the JSON record at `out` itself, Stan CSV at BASE_1.csv, ..., NetCDF at
   /// BASE.nc), in the order chosen, one per format (a format chosen twice, by a name or an alias,
   /// writes once); none when `out` is empty. Throws Error for an unknown name, before making any.
+  /// The files each format `chosen` says it would write at `out` (FormatEntry::own_files), as
+  /// {format name, file}; the formats that do not say are left out, as is an unknown name.
+  std::vector<std::pair<std::string, std::string>> own_files(const std::string& out, const std::vector<std::string>& chosen) const {
+    std::vector<std::pair<std::string, std::string>> files;
+    if (out.empty()) return files;
+    const OutputPath path(out);
+    std::vector<const FormatEntry*> seen;
+    for (const auto& name : chosen) {
+      const FormatEntry* e = find(name);
+      if (e == nullptr || !e->own_files || std::find(seen.begin(), seen.end(), e) != seen.end()) continue;
+      seen.push_back(e);
+      for (auto& f : e->own_files(path)) files.emplace_back(e->names.front(), std::move(f));
+    }
+    return files;
+  }
+
   std::vector<std::unique_ptr<Writer>> writers(const std::string& out, const std::vector<std::string>& chosen) const {
     std::vector<std::unique_ptr<Writer>> made;
     if (out.empty()) return made;

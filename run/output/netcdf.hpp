@@ -472,7 +472,8 @@ class NetcdfWriter final : public Writer {
 /// so that a program built without netCDF (which never includes this header) does not offer it.
 inline FormatEntry netcdf_format() {
   return {{"netcdf"}, "ArviZ InferenceData as NetCDF-4: groups posterior and sample_stats (arviz.from_netcdf, xarray)", "BASE.nc",
-          [](const OutputPath& out) { return std::make_unique<NetcdfWriter>(out.base + ".nc"); }};
+          [](const OutputPath& out) { return std::make_unique<NetcdfWriter>(out.base + ".nc"); },
+          [](const OutputPath& out) { return std::vector<std::string>{out.base + ".nc"}; }};
 }
 
 /// One chain read back from a NetCDF run.

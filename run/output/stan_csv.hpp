@@ -16,6 +16,7 @@
 #include <charconv>
 #include <cmath>
 #include <cstdint>
+#include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <limits>
@@ -280,9 +281,28 @@ class StanCsvWriter final : public Writer {
 };
 
 /// The format "csv": one CmdStan CSV file per chain, BASE_1.csv, BASE_2.csv, ...
+/// The files BASE_1.csv and every BASE_K.csv (K a number) already in the folder: how many chains there are
+/// is known only once the config is read, and any of them may be written.
+inline std::vector<std::string> stan_csv_files(const std::string& base) {
+  std::vector<std::string> files{base + "_1.csv"};
+  const std::filesystem::path b(base);
+  const std::string stem = b.filename().string() + "_";
+  std::error_code ec;
+  for (auto it = std::filesystem::directory_iterator(b.has_parent_path() ? b.parent_path() : ".", ec);
+       !ec && it != std::filesystem::directory_iterator(); it.increment(ec)) {
+    const std::string name = it->path().filename().string();
+    if (!name.starts_with(stem) || !name.ends_with(".csv")) continue;
+    const std::string k = name.substr(stem.size(), name.size() - stem.size() - 4);
+    if (!k.empty() && k != "1" && k.front() != '0' && k.find_first_not_of("0123456789") == std::string::npos)
+      files.push_back(base + "_" + k + ".csv");
+  }
+  return files;
+}
+
 inline FormatEntry stan_csv_format() {
   return {{"csv"}, "Stan CSV, one CmdStan-style file per chain (stansummary, ArviZ, cmdstanr, pandas)", "BASE_1.csv, BASE_2.csv, ... (one per chain)",
-          [](const OutputPath& out) { return std::make_unique<StanCsvWriter>(out.base); }};
+          [](const OutputPath& out) { return std::make_unique<StanCsvWriter>(out.base); },
+          [](const OutputPath& out) { return stan_csv_files(out.base); }};
 }
 
 /// A Stan CSV file read back: its '#' lines (as written, '#' included), its column names, and its draws
