@@ -10,6 +10,7 @@
 
 #include <sgmcmc/cli/detail/command.hpp>
 #include <sgmcmc/cli/detail/overlap.hpp>
+#include <sgmcmc/cli/detail/signals.hpp>
 #include <sgmcmc/cli/detail/report.hpp>
 #include <sgmcmc/run/convert.hpp>
 #include <sgmcmc/run/output/atomic_file.hpp>
@@ -34,6 +35,9 @@ Command add_convert(CLI::App& app, Context& ctx) {
               std::cerr << fmt::format("{}: error: {}\n", ctx.program.name, *e);
               return 2;
             }
+            // Nothing is kept if stopped: a signal exits at once, leaving no temporary (check_writable's probe,
+            // NetCDF's named one) and every target as it was or complete.
+            InterruptHandlers handlers(FirstSignal::exits);
             run::check_writable(o->out);
             auto files = ctx.registered().writers(o->out, ctx.formats);
             const std::vector<run::output::Writer*> writers = pointers(files);

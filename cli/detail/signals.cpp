@@ -17,8 +17,10 @@ std::atomic<int>& interrupt_signal() {
 }
 
 namespace {
+std::atomic<bool> exit_at_first{false};
+
 void on_interrupt(int sig) {
-  if (interrupt_signal().exchange(sig) != 0) {
+  if (interrupt_signal().exchange(sig) != 0 || exit_at_first.load()) {
     run::detail::Temporaries::instance().remove_all_now();
     ::_exit(128 + sig);
   }
@@ -26,7 +28,8 @@ void on_interrupt(int sig) {
 }
 }  // namespace
 
-InterruptHandlers::InterruptHandlers() {
+InterruptHandlers::InterruptHandlers(FirstSignal first) {
+  exit_at_first.store(first == FirstSignal::exits);
   interrupt_requested().store(false);
   interrupt_signal().store(0);
   (void)run::detail::Temporaries::instance();  // constructed before any signal can need it

@@ -2,6 +2,9 @@
 // SIGINT and SIGTERM during `run` and `resume`: the first asks the chains to stop (within 64 steps);
 // the run then writes what it kept — a record with status "interrupted" that `resume` continues — and
 // exits 128 + the signal. A second signal exits at once, removing the outputs' temporaries.
+// The commands that keep nothing worth writing when stopped (convert, thin, sweep) exit at the first
+// signal, removing the temporaries likewise (issue #40: `convert` left .NAME.nc.XXXXXX behind); a
+// target is left as it was or complete (run::output::finish_all holds the signals while it renames).
 #include <atomic>
 
 #include <signal.h>
@@ -13,10 +16,13 @@ std::atomic<bool>& interrupt_requested();
 /// The signal that asked (0: none).
 std::atomic<int>& interrupt_signal();
 
+/// What the first signal does: ask the chains to stop (run, resume), or exit at once (the others).
+enum class FirstSignal { stops_chains, exits };
+
 /// Installs the handlers for its lifetime (and restores the previous ones).
 class InterruptHandlers {
  public:
-  InterruptHandlers();
+  explicit InterruptHandlers(FirstSignal first = FirstSignal::stops_chains);
   InterruptHandlers(const InterruptHandlers&) = delete;
   InterruptHandlers& operator=(const InterruptHandlers&) = delete;
   ~InterruptHandlers();

@@ -10,6 +10,7 @@
 
 #include <sgmcmc/cli/detail/command.hpp>
 #include <sgmcmc/cli/detail/overlap.hpp>
+#include <sgmcmc/cli/detail/signals.hpp>
 #include <sgmcmc/run/json_file.hpp>
 #include <sgmcmc/run/output/atomic_file.hpp>
 #include <sgmcmc/run/output/sweep_svg.hpp>
@@ -45,6 +46,9 @@ Command add_sweep(CLI::App& app, Context& ctx) {
               std::cerr << fmt::format("{}: error: {}\n", ctx.program.name, *e);
               return 2;
             }
+            // Nothing is kept if stopped: a signal exits at once, leaving no temporary (check_writable's probe,
+            // NetCDF's named one) and every target as it was or complete.
+            InterruptHandlers handlers(FirstSignal::exits);
             run::check_writable(o->out);
             if (!o->svg.empty()) run::check_writable(o->svg);
             const run::json config = run::read_json_file(o->config);

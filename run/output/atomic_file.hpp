@@ -178,6 +178,11 @@ class Temporaries {
 /// unwritable output is found before the sampling, not after it.
 inline void check_writable(const std::string& path) {
   detail::refuse_special(path);
+  if (const int fd = detail::create_unnamed(path); fd >= 0) {  // nothing named: nothing a signal could leave behind
+    ::close(fd);
+    return;
+  }
+  const detail::HoldSignals hold;
   std::string tmp;
   const int fd = detail::create_temporary(path, tmp);
   ::close(fd);
@@ -193,6 +198,7 @@ class AtomicFile {
     detail::refuse_special(path_);
     if (kind == Temporary::unnamed) fd_ = detail::create_unnamed(path_);
     if (fd_ < 0) {
+      const detail::HoldSignals hold;  // named and registered, or neither
       fd_ = detail::create_temporary(path_, tmp_);
       detail::Temporaries::instance().add(tmp_);
     }

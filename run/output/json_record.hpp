@@ -54,6 +54,7 @@ class Spool {
   explicit Spool(const std::string& beside) : beside_(beside) {
     fd_ = run::detail::create_unnamed(beside);  // never named: nothing to leave behind, even on SIGKILL
     if (fd_ < 0) {
+      const run::detail::HoldSignals hold;  // named, then unlinked: never left behind
       std::string tmp;
       fd_ = run::detail::create_temporary(beside, tmp);
       ::unlink(tmp.c_str());
