@@ -131,7 +131,9 @@ TEST_CASE("every size and count a config controls is bounded, each refused namin
       {with("/target", {{"name", "logistic"}, {"data", {{"examples", 100000000}, {"features", 100}}}}),
        "/target/data: 100000000 examples of 100 features would take 80.8 GB per rank"},
   };
-  for (const auto& [config, words] : cases) {
+  for (const auto& item : cases) {  // no structured binding: CAPTURE's lambda cannot take one in Clang 14
+    const json& config = item.first;
+    const std::string& words = item.second;
     CAPTURE(config.dump());
     std::string message;
     try {
