@@ -20,6 +20,7 @@
 #endif
 
 #include <sgmcmc/modules/error.hpp>
+#include <sgmcmc/modules/printable.hpp>
 #include <sgmcmc/modules/random/permutation.hpp>
 #include <sgmcmc/modules/random/stream.hpp>
 
@@ -98,11 +99,15 @@ struct Dataset {
   }
 };
 
+/// A data path as every message here names it: it comes from a config or command line, so it is echoed
+/// as any input string is (modules/printable.hpp: at most 200 characters, control characters as \xNN).
+inline std::string shown(const std::filesystem::path& path) { return printable(path.string(), 200); }
+
 /// Throws a clear error naming the file unless it exists and is a regular file.
 inline void require_file(const std::filesystem::path& path, const std::string& what, const std::string& hint = "") {
   std::error_code ec;
   if (!std::filesystem::is_regular_file(path, ec))
-    throw Error(fmt::format("{}: missing file (expected {}){}", path.string(), what,
+    throw Error(fmt::format("{}: missing file (expected {}){}", shown(path), what,
                             hint.empty() ? "" : "; " + hint));
 }
 

@@ -16,7 +16,7 @@ namespace sgmcmc::data {
 inline std::string read_gzip(const std::filesystem::path& path, const std::string& what, const std::string& hint = "") {
   require_file(path, what, hint);
   gzFile f = gzopen(path.c_str(), "rb");
-  if (!f) throw Error(fmt::format("{}: cannot open the {} file for reading", path.string(), what));
+  if (!f) throw Error(fmt::format("{}: cannot open the {} file for reading", shown(path), what));
   gzbuffer(f, 1 << 17);
   std::string out;
   char buf[1 << 16];
@@ -26,7 +26,7 @@ inline std::string read_gzip(const std::filesystem::path& path, const std::strin
       int code = 0;
       const std::string msg = gzerror(f, &code);
       gzclose(f);
-      throw Error(fmt::format("{}: corrupt gzip data in the {} file ({})", path.string(), what, msg));
+      throw Error(fmt::format("{}: corrupt gzip data in the {} file ({})", shown(path), what, msg));
     }
     if (n == 0) break;
     out.append(buf, static_cast<std::size_t>(n));
@@ -34,9 +34,9 @@ inline std::string read_gzip(const std::filesystem::path& path, const std::strin
   // A truncated gzip stream reads as EOF without an error on some zlib versions: gzclose reports it.
   const int rc = gzclose(f);
   if (rc != Z_OK && rc != Z_BUF_ERROR)
-    throw Error(fmt::format("{}: corrupt or truncated gzip data in the {} file (zlib code {})", path.string(), what, rc));
+    throw Error(fmt::format("{}: corrupt or truncated gzip data in the {} file (zlib code {})", shown(path), what, rc));
   if (rc == Z_BUF_ERROR)
-    throw Error(fmt::format("{}: truncated gzip data in the {} file (the stream ends early)", path.string(), what));
+    throw Error(fmt::format("{}: truncated gzip data in the {} file (the stream ends early)", shown(path), what));
   return out;
 }
 

@@ -27,13 +27,13 @@ inline std::uint32_t be32(const std::string& b, std::size_t at) {
 /// Pixels of an IDX image file scaled to [0, 1]: a (rows·cols) × n float matrix, one image a column.
 inline Eigen::MatrixXf read_idx_images(const std::filesystem::path& path, const std::string& hint = "") {
   const std::string b = read_gzip(path, "IDX images (magic 0x00000803)", hint);
-  if (b.size() < 16) throw Error(fmt::format("{}: expected an IDX image file (16-byte header), got {} bytes", path.string(), b.size()));
+  if (b.size() < 16) throw Error(fmt::format("{}: expected an IDX image file (16-byte header), got {} bytes", shown(path), b.size()));
   const std::uint32_t magic = detail::be32(b, 0);
   if (magic != 0x803)
-    throw Error(fmt::format("{}: expected IDX image magic 0x00000803, got 0x{:08x}", path.string(), magic));
+    throw Error(fmt::format("{}: expected IDX image magic 0x00000803 (the file's first 4 bytes are not it)", shown(path)));
   const std::uint64_t n = detail::be32(b, 4), rows = detail::be32(b, 8), cols = detail::be32(b, 12);
   if (b.size() != 16 + n * rows * cols)
-    throw Error(fmt::format("{}: header says {} images of {}×{} ({} bytes), the file has {} bytes", path.string(), n, rows,
+    throw Error(fmt::format("{}: header says {} images of {}×{} ({} bytes), the file has {} bytes", shown(path), n, rows,
                             cols, 16 + n * rows * cols, b.size()));
   Eigen::MatrixXf x(static_cast<Eigen::Index>(rows * cols), static_cast<Eigen::Index>(n));
   detail::advise_huge_pages(x);  // before the pixels are written: a batch gathers random columns
@@ -46,13 +46,13 @@ inline Eigen::MatrixXf read_idx_images(const std::filesystem::path& path, const 
 /// Labels of an IDX label file.
 inline Eigen::VectorXi read_idx_labels(const std::filesystem::path& path, const std::string& hint = "") {
   const std::string b = read_gzip(path, "IDX labels (magic 0x00000801)", hint);
-  if (b.size() < 8) throw Error(fmt::format("{}: expected an IDX label file (8-byte header), got {} bytes", path.string(), b.size()));
+  if (b.size() < 8) throw Error(fmt::format("{}: expected an IDX label file (8-byte header), got {} bytes", shown(path), b.size()));
   const std::uint32_t magic = detail::be32(b, 0);
   if (magic != 0x801)
-    throw Error(fmt::format("{}: expected IDX label magic 0x00000801, got 0x{:08x}", path.string(), magic));
+    throw Error(fmt::format("{}: expected IDX label magic 0x00000801 (the file's first 4 bytes are not it)", shown(path)));
   const std::uint64_t n = detail::be32(b, 4);
   if (b.size() != 8 + n)
-    throw Error(fmt::format("{}: header says {} labels ({} bytes), the file has {} bytes", path.string(), n, 8 + n, b.size()));
+    throw Error(fmt::format("{}: header says {} labels ({} bytes), the file has {} bytes", shown(path), n, 8 + n, b.size()));
   Eigen::VectorXi y(static_cast<Eigen::Index>(n));
   for (std::uint64_t k = 0; k < n; ++k) y[static_cast<Eigen::Index>(k)] = static_cast<unsigned char>(b[8 + k]);
   return y;
@@ -65,14 +65,14 @@ inline Dataset<float> load_idx(const std::filesystem::path& images, const std::f
   d.x = read_idx_images(images, hint);
   d.y = read_idx_labels(labels, hint);
   if (d.x.cols() != d.y.size())
-    throw Error(fmt::format("{}: {} labels, but {} has {} images", labels.string(), d.y.size(), images.string(), d.x.cols()));
+    throw Error(fmt::format("{}: {} labels, but {} has {} images", shown(labels), d.y.size(), shown(images), d.x.cols()));
   d.source = images.string();
   return d;
 }
 
 /// Fashion-MNIST's "train" (60,000) or "t10k" (10,000) part from `dir`.
 inline Dataset<float> load_fashion_mnist(const std::filesystem::path& dir, const std::string& part) {
-  if (part != "train" && part != "t10k") throw Error(fmt::format("fashion-mnist part: expected train or t10k, got '{}'", part));
+  if (part != "train" && part != "t10k") throw Error(fmt::format("fashion-mnist part: expected train or t10k, got '{}'", printable(part)));
   return load_idx(dir / (part + "-images-idx3-ubyte.gz"), dir / (part + "-labels-idx1-ubyte.gz"), fashion_mnist_hint);
 }
 

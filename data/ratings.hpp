@@ -59,11 +59,13 @@ inline Ratings parse_ratings(std::string_view text, const std::string& name) {
   const auto whole = [](double x, double bound) { return std::isfinite(x) && x == std::floor(x) && std::abs(x) < bound; };
   for (std::size_t i = 0; i < t.rows; ++i) {
     const double u = t(i, 0), m = t(i, 1), v = t(i, 2);
+    // The values are not echoed (a data path pointed at the wrong file must not print its contents).
     if (!whole(u, max_id) || !whole(m, max_id))
-      throw Error(fmt::format("{}:{}: expected integer user and item ids of magnitude below 2^53, got {} and {}", name, line0 + i, u, m));
-    if (!std::isfinite(v)) throw Error(fmt::format("{}:{}: expected a finite rating, got {}", name, line0 + i, v));
+      throw Error(fmt::format("{}:{}: column {}: expected an integer {} id of magnitude below 2^53", name, line0 + i,
+                              whole(u, max_id) ? 2 : 1, whole(u, max_id) ? "item" : "user"));
+    if (!std::isfinite(v)) throw Error(fmt::format("{}:{}: column 3: expected a finite rating", name, line0 + i));
     if (t.cols == 4 && !whole(t(i, 3), 9.2e18))
-      throw Error(fmt::format("{}:{}: expected an integer timestamp of magnitude below 9.2e18, got {}", name, line0 + i, t(i, 3)));
+      throw Error(fmt::format("{}:{}: column 4: expected an integer timestamp of magnitude below 9.2e18", name, line0 + i));
     if (users.size() == UINT32_MAX || items.size() == UINT32_MAX)
       throw Error(fmt::format("{}:{}: more than 2^32 − 1 distinct users or items", name, line0 + i));
     const auto ui = users.try_emplace(static_cast<std::int64_t>(u), static_cast<std::uint32_t>(users.size())).first->second;
@@ -77,7 +79,7 @@ inline Ratings parse_ratings(std::string_view text, const std::string& name) {
 }
 
 inline Ratings load_ratings_csv(const std::filesystem::path& path) {
-  return parse_ratings(read_file(path, "ratings CSV (userId,movieId,rating,timestamp)", movielens_hint), path.string());
+  return parse_ratings(read_file(path, "ratings CSV (userId,movieId,rating,timestamp)", movielens_hint), shown(path));
 }
 
 /// A seeded random split: round(N·test_fraction) ratings (a keyed permutation's first positions) to test.

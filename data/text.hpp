@@ -24,7 +24,7 @@ namespace sgmcmc::data {
 inline std::string read_file(const std::filesystem::path& path, const std::string& what, const std::string& hint = "") {
   require_file(path, what, hint);
   std::ifstream in(path, std::ios::binary);
-  if (!in) throw Error(fmt::format("{}: cannot open the {} file for reading", path.string(), what));
+  if (!in) throw Error(fmt::format("{}: cannot open the {} file for reading", shown(path), what));
   // A regular file is read in one piece into a string of its size: through a stringstream it was
   // copied twice more and grown by doubling, a third of the CSV's load time (docs/benchmarks.md,
   // "Reading data"). A pipe or device has no size: streamed.
@@ -57,7 +57,7 @@ struct TextPart {
 inline TextPart read_file_part(const std::filesystem::path& path, const std::string& what, std::uint64_t part, std::uint64_t parts) {
   require_file(path, what);
   std::ifstream in(path, std::ios::binary);
-  if (!in) throw Error(fmt::format("{}: cannot open the {} file for reading", path.string(), what));
+  if (!in) throw Error(fmt::format("{}: cannot open the {} file for reading", shown(path), what));
   in.seekg(0, std::ios::end);
   const auto size = static_cast<std::uint64_t>(in.tellg());
   std::uint64_t begin = part_start(size, part, parts);
@@ -111,13 +111,57 @@ struct Table {
 };
 
 namespace detail {
-inline bool parse_double(std::string_view s, double& out) {
+/// A field without the spaces, tabs and quotes around it (and a '\r' a line ending left).
+inline std::string_view trimmed(std::string_view s) {
   while (!s.empty() && (s.front() == ' ' || s.front() == '\t' || s.front() == '"')) s.remove_prefix(1);
   while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r' || s.back() == '"')) s.remove_suffix(1);
+  return s;
+}
+
+inline bool parse_double(std::string_view s, double& out) {
+  s = trimmed(s);
   if (s.empty()) return false;
   if (s.front() == '+') s.remove_prefix(1);
   const auto r = std::from_chars(s.data(), s.data() + s.size(), out);
   return r.ec == std::errc() && r.ptr == s.data() + s.size();
+}
+
+/// Whether `s` is well-formed UTF-8 (no overlong forms, surrogates or code points past U+10FFFF).
+inline bool valid_utf8(std::string_view s) {
+  for (std::size_t i = 0; i < s.size();) {
+    const auto c = static_cast<unsigned char>(s[i]);
+    std::size_t n;
+    std::uint32_t cp;
+    if (c < 0x80) n = 1, cp = c;
+    else if (c >= 0xc2 && c < 0xe0) n = 2, cp = c & 0x1fu;
+    else if (c >= 0xe0 && c < 0xf0) n = 3, cp = c & 0x0fu;
+    else if (c >= 0xf0 && c < 0xf5) n = 4, cp = c & 0x07u;
+    else return false;
+    if (i + n > s.size()) return false;
+    for (std::size_t k = 1; k < n; ++k) {
+      const auto d = static_cast<unsigned char>(s[i + k]);
+      if ((d & 0xc0u) != 0x80u) return false;
+      cp = cp << 6 | (d & 0x3fu);
+    }
+    if ((n == 3 && (cp < 0x800 || (cp >= 0xd800 && cp < 0xe000))) || (n == 4 && (cp < 0x10000 || cp > 0x10ffff))) return false;
+    i += n;
+  }
+  return true;
+}
+
+/// The header rule, part 1: whether a field of a first line that is not a number is a plausible column
+/// name — trimmed as numbers are, at most 256 bytes of UTF-8 text without control characters, and not
+/// starting like a number (a digit, or '+', '-' or '.' then a digit: "1e400" or "1.2.3" is a malformed
+/// number, not a name). Empty is allowed (an index column's blank name), but not every field empty.
+inline bool header_name(std::string_view f) {
+  f = trimmed(f);
+  if (f.size() > 256 || !valid_utf8(f)) return false;
+  for (char ch : f)
+    if (static_cast<unsigned char>(ch) < 0x20 || ch == 0x7f) return false;
+  const auto digit = [](char c) { return c >= '0' && c <= '9'; };
+  if (!f.empty() && digit(f[0])) return false;
+  if (f.size() > 1 && (f[0] == '+' || f[0] == '-' || f[0] == '.') && digit(f[1])) return false;
+  return true;
 }
 
 /// A CSV text walked line by line — the line (its '\r' dropped), its number, its fields — with the
@@ -169,14 +213,42 @@ struct CsvLines {
   [[noreturn]] void number_error(std::size_t c) const {
     throw Error(fmt::format("{}:{}: column {}: expected a number (a field of {} characters is not one)", name, line_no, c + 1, fields[c].size()));
   }
+  /// The header rule, part 2: a first line with a field that is not a number is a header only when no
+  /// field is a number and every field is a name (header_name), one at least not empty; a header is
+  /// returned as true. Otherwise the line is a malformed row: an error naming its first field that is
+  /// neither (a BOM, 1e400, a typo or a NUL in one field of a first row of numbers was taken for a
+  /// header and the row dropped silently; the same on row 2 was an error).
+  bool header_or_error() const {
+    double v;
+    if (std::any_of(fields.begin(), fields.end(), [&](std::string_view f) { return parse_double(f, v); }))
+      for (std::size_t k = 0; k < fields.size(); ++k)  // a row of numbers with a malformed one
+        if (!parse_double(fields[k], v)) number_error(k);
+    bool named = false;
+    for (std::size_t c = 0; c < fields.size(); ++c) {
+      if (!header_name(fields[c]))
+        throw Error(fmt::format("{}:{}: column {}: expected a number, or a column name on a header line (a field of {} characters is "
+                                "neither: names are printable UTF-8 of at most 256 bytes, not starting like a number)",
+                                name, line_no, c + 1, fields[c].size()));
+      named = named || !trimmed(fields[c]).empty();
+    }
+    if (!named) number_error(0);
+    return true;
+  }
 };
+
+/// A UTF-8 byte-order mark, which some spreadsheets write at the start of a CSV: skipped there.
+inline constexpr std::string_view utf8_bom = "\xEF\xBB\xBF";
 }  // namespace detail
 
-/// Parses comma-separated numbers, one row a line, every row the same width. A first line that is not
-/// all numbers is a header (when `header_allowed`: a part of a file after its first line has none).
-/// Blank lines are skipped. `name` labels errors (usually the path).
+/// Parses comma-separated numbers, one row a line, every row the same width. The first non-blank line
+/// may be a header (when `header_allowed`: a part of a file after its first line has none) by the header
+/// rule (CsvLines::header_or_error): no field a number, every field a plausible name; a first line with
+/// some numbers and a field that is not one is an error, as on any other line. A UTF-8 byte-order mark
+/// at the start is skipped. Blank lines are skipped. `name` labels errors (the caller's printable name
+/// for the text, data::shown(path) for a file); no field's contents are echoed.
 inline Table parse_csv(std::string_view text, const std::string& name, char sep = ',', bool header_allowed = true) {
   Table t;
+  if (header_allowed && text.starts_with(detail::utf8_bom)) text.remove_prefix(detail::utf8_bom.size());
   detail::CsvLines in{text, name, sep, 0, 0};
   while (in.next()) {
     if (in.blank()) continue;
@@ -188,7 +260,7 @@ inline Table parse_csv(std::string_view text, const std::string& name, char sep 
     for (std::size_t c = 0; c < in.fields.size(); ++c) {
       double v;
       if (!detail::parse_double(in.fields[c], v)) {
-        if (header_allowed && t.rows == 0 && t.header.empty() && start == 0) {  // the first line may be a header
+        if (header_allowed && t.rows == 0 && t.header.empty() && start == 0 && in.header_or_error()) {  // the first line may be a header
           numeric = false;
           break;
         }
@@ -251,6 +323,7 @@ class LabelledRows {
 
   /// Parses whole lines (a last line without its newline only at the end of the text).
   void add(std::string_view text) {
+    if (header_allowed_ && line_no_ == 0 && text.starts_with(utf8_bom)) text.remove_prefix(utf8_bom.size());
     CsvLines in{text, name_, ',', 0, line_no_};
     while (in.next()) {
       if (cols_ > 0) {  // the fast path: a row as writers emit it, numbers and single commas
@@ -273,7 +346,7 @@ class LabelledRows {
       for (std::size_t c = 0; c < cols_; ++c) {
         double v;
         if (!parse_double(in.fields[c], v)) {
-          if (header_allowed_ && rows_ == 0 && !header_) {  // the first line may be a header
+          if (header_allowed_ && rows_ == 0 && !header_ && in.header_or_error()) {  // the first line may be a header
             numeric = false;
             break;
           }
@@ -300,7 +373,7 @@ class LabelledRows {
     for (Eigen::Index i = 0; i < rows_; ++i) {
       const double l = labels_[static_cast<std::size_t>(i)];
       if (!label_ok_(l))
-        throw Error(fmt::format("{}: row {}: expected {} in the last column, got {}", name_, i + 1 + (header_ ? 1 : 0), expected_, l));
+        throw Error(fmt::format("{}: row {}: expected {} in the last column", name_, i + 1 + (header_ ? 1 : 0), expected_));
       d_.y[i] = static_cast<int>(l);
     }
     d_.source = path.string();
@@ -347,16 +420,19 @@ Dataset<double> parse_features_and_label(std::string_view text, const std::files
 }
 
 /// A labelled CSV file read in chunks of 4 MB (a line longer than that grows the chunk), each chunk's
-/// whole lines parsed before the next is read.
+/// whole lines parsed before the next is read. `chunk_bytes` is for the fuzzer (tests/fuzz/targets_data.hpp),
+/// whose small inputs reach chunk boundaries only with small chunks.
 template <class LabelOk>
-Dataset<double> load_features_and_label(const std::filesystem::path& path, LabelOk label_ok, const char* expected) {
+Dataset<double> load_features_and_label(const std::filesystem::path& path, LabelOk label_ok, const char* expected,
+                                        std::size_t chunk_bytes = std::size_t{4} << 20) {
   require_file(path, "CSV data");
   std::ifstream in(path, std::ios::binary);
-  if (!in) throw Error(fmt::format("{}: cannot open the CSV data file for reading", path.string()));
+  if (!in) throw Error(fmt::format("{}: cannot open the CSV data file for reading", shown(path)));
   std::error_code ec;
   const auto size = std::filesystem::file_size(path, ec);
-  LabelledRows<LabelOk> rows(path.string(), true, label_ok, expected, ec ? std::size_t{1} << 20 : static_cast<std::size_t>(size));
-  std::string chunk(std::size_t{4} << 20, '\0');
+  LabelledRows<LabelOk> rows(shown(path), true, label_ok, expected, ec ? std::size_t{1} << 20 : static_cast<std::size_t>(size));
+  // A file smaller than a chunk needs no more room than its size (and a byte to see its end).
+  std::string chunk(std::max<std::size_t>(ec ? chunk_bytes : std::min<std::size_t>(chunk_bytes, static_cast<std::size_t>(size) + 1), 1), '\0');
   std::size_t kept = 0;  // the start of a line carried over from the chunk before
   for (;;) {
     if (kept == chunk.size()) chunk.resize(2 * chunk.size());  // one line fills the chunk
@@ -372,7 +448,7 @@ Dataset<double> load_features_and_label(const std::filesystem::path& path, Label
     kept = end - (last + 1);
     std::memmove(chunk.data(), chunk.data() + last + 1, kept);
   }
-  if (in.bad()) throw Error(fmt::format("{}: reading the CSV data file failed", path.string()));
+  if (in.bad()) throw Error(fmt::format("{}: reading the CSV data file failed", shown(path)));
   if (kept > 0) rows.add(std::string_view(chunk.data(), kept));  // a last line without its newline
   return std::move(rows).finish(path);
 }
@@ -391,7 +467,7 @@ inline Dataset<double> load_labelled_csv(const std::filesystem::path& path) {
 /// row within the part. A part with no rows is an error (a file of fewer lines than parts).
 inline Dataset<double> load_labelled_csv_part(const std::filesystem::path& path, std::uint64_t part, std::uint64_t parts) {
   const TextPart p = read_file_part(path, "CSV data", part, parts);
-  const std::string name = fmt::format("{} (part {} of {}, from byte {})", path.string(), part + 1, parts, p.begin);
+  const std::string name = fmt::format("{} (part {} of {}, from byte {})", shown(path), part + 1, parts, p.begin);
   if (p.text.find_first_not_of(" \t\r\n") == std::string::npos)
     throw Error(fmt::format("{}: no data rows: the file has fewer lines than shards", name));
   return detail::parse_features_and_label(p.text, path, name, p.begin == 0, detail::is_binary_label, "a 0/1 label");

@@ -16,6 +16,7 @@
 #include <nlohmann/json.hpp>
 
 #include <sgmcmc/modules/error.hpp>
+#include <sgmcmc/modules/printable.hpp>
 
 namespace sgmcmc::run {
 
@@ -27,21 +28,7 @@ inline std::string describe(const json& j) {
   return s;
 }
 
-/// A string from the input, safe to echo in a message: at most `max` characters (then "..."), control
-/// characters (terminal escapes included) written as \xNN.
-inline std::string printable(std::string_view s, std::size_t max = 100) {
-  std::string out;
-  for (std::size_t i = 0; i < s.size(); ++i) {
-    if (out.size() >= max) {
-      out += "...";
-      break;
-    }
-    const auto c = static_cast<unsigned char>(s[i]);
-    if (c < 0x20 || c == 0x7f) out += fmt::format("\\x{:02x}", c);
-    else out += static_cast<char>(c);
-  }
-  return out;
-}
+using sgmcmc::printable;  // modules/printable.hpp: the data readers echo paths through it too
 
 /// Throws the error for the field at JSON pointer `path`. The path may hold keys from the input: it is
 /// echoed as any input string is (cut to 200 characters, control characters as \xNN).

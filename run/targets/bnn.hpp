@@ -60,7 +60,7 @@ inline TargetEntry bnn_target() {
             const auto hidden = f.count("hidden", 50, 1);
             const auto classes = f.count("classes", static_cast<std::uint64_t>(d.classes()), 2);
             if (classes < static_cast<std::uint64_t>(d.classes()))
-              fail(f.at("classes"), fmt::format("{} has labels up to {}, so at least {} classes", path, d.classes() - 1, d.classes()));
+              fail(f.at("classes"), fmt::format("{} has labels up to {}, so at least {} classes", printable(path, 200), d.classes() - 1, d.classes()));
             // The net's weight count, (d + 1)·hidden + (hidden + 1)·classes, in floating point first: in
             // Eigen::Index a huge `hidden` or `classes` overflowed (undefined behaviour, issue #40).
             const double weights = (static_cast<double>(d.dim()) + 1) * static_cast<double>(hidden) +
@@ -74,7 +74,7 @@ inline TargetEntry bnn_target() {
             const double lambda = f.number("prior_precision", 1.0, Range::positive);
             const auto batch = f.count("batch_size", std::min<std::uint64_t>(100, d.size()), 1);
             if (batch > d.size())
-              fail(f.at("batch_size"), fmt::format("expected at most the {} examples of {}, got {}", d.size(), path, batch));
+              fail(f.at("batch_size"), fmt::format("expected at most the {} examples of {}, got {}", d.size(), printable(path, 200), batch));
             const bool replace = f.boolean("with_replacement", false);
             const auto threads = f.count("threads", 1, 1);
             if (threads > bnn_max_threads)  // each is an OS thread of every chain; 100000 filled the machine's task table
@@ -93,7 +93,7 @@ inline TargetEntry bnn_target() {
               const Eigen::Index own = m.dim();
               if (const auto dim = manifold.dim(); dim && own != *dim)
                 fail(f.at("data"), fmt::format("a {}–{}–{} net on {} has {} weights but the manifold has {} coordinates", d.dim(),
-                                               hidden, classes, path, own, *dim));
+                                               hidden, classes, printable(path, 200), own, *dim));
               TargetChoice c = targets::with_file(targets::make_estimated_choice(f, name, models::minibatch(std::move(m), batch,
                                                                                                              targets::sampling(replace)),
                                                                                  std::move(out), {own, true, gibbs_every}),

@@ -67,7 +67,7 @@ inline TargetEntry bpmf_target() {
             const double lambda = f.number("prior_precision", 1.0, Range::positive);
             const auto batch = f.count("batch_size", std::min<std::uint64_t>(1000, r.size()), 1);
             if (batch > r.size())
-              fail(f.at("batch_size"), fmt::format("expected at most the {} ratings of {}, got {}", r.size(), path, batch));
+              fail(f.at("batch_size"), fmt::format("expected at most the {} ratings of {}, got {}", r.size(), printable(path, 200), batch));
             const bool replace = f.boolean("with_replacement", false);
             const double mu = f.number("mean", r.mean(), Range::any);  // μ: default the data's mean rating
             const auto gibbs_every = targets::read_gibbs_every(f, name, true);

@@ -86,7 +86,7 @@ inline LogisticRows logistic_rows(Fields& f, const distributed::Shard& shard) {
   out.total = 0;
   for (Eigen::Index k = 0; k < parts; ++k) {
     if (counts[parts + k] != counts[parts])
-      fail(f.at("data"), fmt::format("{}: part {} of the file has {} feature columns, part 1 has {}", path, k + 1, counts[parts + k], counts[parts]));
+      fail(f.at("data"), fmt::format("{}: part {} of the file has {} feature columns, part 1 has {}", printable(path, 200), k + 1, counts[parts + k], counts[parts]));
     if (k < shard.index) out.first += static_cast<std::uint64_t>(counts[k]);
     out.total += static_cast<std::uint64_t>(counts[k]);
   }
@@ -97,7 +97,7 @@ inline TargetChoice logistic_choice(Fields& f, const ManifoldChoice& manifold, c
   const std::string name = "logistic";
   // The data first: a missing or malformed file is named before the other fields are checked.
   LogisticRows d = logistic_rows(f, shard);
-  const std::string what = d.record.is_string() ? d.record.get<std::string>() : std::string("the generated data");
+  const std::string what = d.record.is_string() ? printable(d.record.get<std::string>(), 200) : std::string("the generated data");
   require_manifold(f, name, manifold.geometry.flat, "euclidean space", "euclidean");
   if (const auto dim = manifold.dim(); dim && d.rows.dim() != *dim)
     fail(f.at("data"), fmt::format("{} has {} feature columns but the manifold has {} coordinates", what, d.rows.dim(), *dim));

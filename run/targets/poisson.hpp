@@ -38,12 +38,12 @@ inline TargetChoice poisson_choice(Fields& f, const ManifoldChoice& manifold) {
   DataFile file = read_data_file(f, "data", path);
   require_manifold(f, name, manifold.geometry.flat, "euclidean space", "euclidean");
   if (const auto dim = manifold.dim(); dim && d.dim() != *dim)
-    fail(f.at("data"), fmt::format("{} has {} feature columns but the manifold has {} coordinates", path, d.dim(), *dim));
+    fail(f.at("data"), fmt::format("{} has {} feature columns but the manifold has {} coordinates", printable(path, 200), d.dim(), *dim));
   const Eigen::Index own = d.dim();
   check_size(f, "data", manifold, static_cast<double>(own), path);
   const double prior_sd = f.number("prior_sd", 1.0, Range::positive);
   const auto batch = f.count("batch_size", std::min<std::uint64_t>(100, d.size()), 1);
-  if (batch > d.size()) fail(f.at("batch_size"), fmt::format("expected at most the {} examples of {}, got {}", d.size(), path, batch));
+  if (batch > d.size()) fail(f.at("batch_size"), fmt::format("expected at most the {} examples of {}, got {}", d.size(), printable(path, 200), batch));
   const bool replace = f.boolean("with_replacement", false);
   models::PoissonRegression model{std::make_shared<const data::Dataset<double>>(std::move(d)), prior_sd};
   json out = {{"name", name}, {"data", path}, {"prior_sd", prior_sd}, {"batch_size", batch}, {"with_replacement", replace}};

@@ -178,14 +178,15 @@ TEST_CASE("ratings CSV: dense ids, random and time-ordered splits") {
   for (const char* row : {"inf,2,3", "1,-inf,3", "1,nan,3", "9007199254740993,2,3", "1e19,2,3", "1.5,2,3"}) {
     write_text(scratch("bad_ids.csv"), fmt::format("userId,movieId,rating\n1,2,3\n{}\n", row));
     const std::string e = error_of([] { data::load_ratings_csv(scratch("bad_ids.csv")); });
-    CHECK_MESSAGE(contains(e, "bad_ids.csv:3: expected integer user and item ids of magnitude below 2^53"), (std::string(row) + ": " + e));
+    CHECK_MESSAGE(contains(e, "bad_ids.csv:3: column "), (std::string(row) + ": " + e));
+    CHECK_MESSAGE(contains(e, " id of magnitude below 2^53"), (std::string(row) + ": " + e));
   }
   write_text(scratch("max_ids.csv"), "userId,movieId,rating\n9007199254740991,-9007199254740991,3\n9007199254740990,2,4\n");
   CHECK(data::load_ratings_csv(scratch("max_ids.csv")).n_users == 2);  // 2^53 − 1 and 2^53 − 2: two users
   for (const char* stamp : {"inf", "nan", "1e19", "2.5"}) {
     write_text(scratch("bad_time.csv"), fmt::format("userId,movieId,rating,timestamp\n1,2,3,{}\n", stamp));
     const std::string e = error_of([] { data::load_ratings_csv(scratch("bad_time.csv")); });
-    CHECK_MESSAGE(contains(e, "bad_time.csv:2: expected an integer timestamp of magnitude below 9.2e18"), (std::string(stamp) + ": " + e));
+    CHECK_MESSAGE(contains(e, "bad_time.csv:2: column 4: expected an integer timestamp of magnitude below 9.2e18"), (std::string(stamp) + ": " + e));
   }
 }
 
@@ -228,7 +229,7 @@ TEST_CASE("labelled CSV for the logistic target: header allowed, features then a
   write_text(scratch("lr_one_column.csv"), "1\n0\n");
   CHECK(contains(error_of([] { data::load_labelled_csv(scratch("lr_one_column.csv")); }), "expected at least one feature column and a label column, got 1"));
   write_text(scratch("lr_label_row.csv"), "a,b\n1,0\n\n2,3\n");
-  CHECK(contains(error_of([] { data::load_labelled_csv(scratch("lr_label_row.csv")); }), "lr_label_row.csv: row 3: expected a 0/1 label in the last column, got 3"));
+  CHECK(contains(error_of([] { data::load_labelled_csv(scratch("lr_label_row.csv")); }), "lr_label_row.csv: row 3: expected a 0/1 label in the last column"));
   // A file is read in 4 MB chunks: a 9 MB file (rows cut across two chunk boundaries, varying line
   // lengths, a header, blank lines, no final newline) gives what parsing its whole text gives, and a
   // single line longer than a chunk (4.4 MB) is read whole. Catches a row lost or split at a boundary,
@@ -344,4 +345,85 @@ TEST_CASE("seeded splits and binary tasks") {
   const auto b = data::binary_task(d, 3, 7);
   CHECK(b.size() == 4);
   CHECK(b.y == Eigen::Vector4i(0, 1, 0, 1));
+}
+
+TEST_CASE("a first row with one malformed field is an error naming line and column, not a dropped header (issue #40)") {
+  // Catches: a first row of numbers with one bad field (1e400, a typo, a NUL, a control character,
+  // non-UTF-8) taken for a header and dropped silently, where the same on row 2 is an error; a header
+  // of names or a leading byte-order mark refused; a field's contents echoed in the message.
+  const auto labelled = [](const std::string& text) {
+    write_text(scratch("first.csv"), text);
+    return data::load_labelled_csv(scratch("first.csv"));
+  };
+  const auto table = [](const std::string& text) { return data::parse_csv(text, "first.csv"); };
+  struct Bad {
+    std::string text, where;
+  };
+  const std::vector<Bad> bad = {
+      {"1e400,2,1\n1,2,0\n", "first.csv:1: column 1: expected a number"},
+      {"1.o,2,1\n1,2,0\n", "first.csv:1: column 1: expected a number"},
+      {std::string("1,2\0,1\n1,2,0\n", 13), "first.csv:1: column 2: expected a number"},
+      {"SECRET_hunter2,2,1\n1,2,0\n", "first.csv:1: column 1: expected a number"},
+      {"\xEF\xBB\xBF\xEF\xBB\xBF" "1,2,1\n1,2,0\n", "first.csv:1: column 1: expected a number"},  // a BOM after the BOM
+      {"a,b\x1b[2J,y\n1,2,1\n", "first.csv:1: column 2: expected a number, or a column name"},
+      {"a,\xff\xfe,y\n1,2,1\n", "first.csv:1: column 2: expected a number, or a column name"},
+      {"x1,1.2.3,y\n1,2,1\n", "first.csv:1: column 2: expected a number, or a column name"},
+      {"x1," + std::string(300, 'n') + ",y\n1,2,1\n", "first.csv:1: column 2: expected a number, or a column name"},
+      {",,\n1,2,1\n", "first.csv:1: column 1: expected a number"},
+      {"\n\n1,2,1\nx,2,0\n", "first.csv:4: column 1: expected a number"},
+  };
+  for (const auto& b : bad) {
+    CAPTURE(b.text);
+    for (const std::string& e : {error_of([&] { labelled(b.text); }), error_of([&] { table(b.text); })}) {
+      CHECK_MESSAGE(contains(e, b.where), e);
+      CHECK_FALSE(contains(e, "hunter2"));
+      CHECK_FALSE(contains(e, "\x1b"));
+      CHECK_FALSE(contains(e, "nnnn"));
+    }
+  }
+  // Headers by the rule (no field a number, every field a name): a plain one, one after a byte-order
+  // mark, pandas' blank index name, quoted names, names with UTF-8.
+  for (const std::string header : {"a,b,y", "\xEF\xBB\xBF" "a,b,y", ",x2,label", "\"x 1\",\"x-2\",\"y\"", "caf\xC3\xA9,-x,.y"}) {
+    CAPTURE(header);
+    const auto d = labelled(header + "\r\n1.5,2,1\n3,4,0\n");
+    CHECK(d.size() == 2);
+    CHECK(d.x(0, 0) == 1.5);
+    const auto t = table(header + "\n1.5,2,1\n3,4,0\n");
+    CHECK(t.rows == 2);
+    CHECK(t.header.size() == 3);
+  }
+  // A byte-order mark before a first row of numbers is skipped, not a header.
+  CHECK(labelled("\xEF\xBB\xBF" "1,2,1\n3,4,0\n").size() == 2);
+  CHECK(table("\xEF\xBB\xBF" "1,2,1\n3,4,0\n").rows == 2);
+  // The ratings reader shares the rule: 1e400 in a first row is an error, not a header.
+  write_text(scratch("first_ratings.csv"), "1e400,2,3\n1,2,4\n");
+  CHECK(contains(error_of([] { data::load_ratings_csv(scratch("first_ratings.csv")); }), "first_ratings.csv:1: column 1: expected a number"));
+}
+
+TEST_CASE("data paths are echoed bounded and with control characters escaped; values are not echoed (issue #40)") {
+  // Catches: a data path from a config printed raw (a terminal escape in it reaching the terminal, a
+  // path of kilobytes flooding the message); a rating, id or label echoed from the file.
+  const fs::path escaped = scratch("esc\x1b[2Jname.csv");
+  write_text(escaped, "1,2,1\n1,x,0\n");
+  for (const std::string& e : {error_of([&] { data::load_labelled_csv(escaped); }), error_of([&] { data::load_ratings_csv(escaped); }),
+                               error_of([&] { data::read_idx_labels(escaped); })}) {
+    CHECK_MESSAGE(contains(e, "esc\\x1b[2Jname.csv"), e);
+    CHECK_FALSE(contains(e, "\x1b"));
+  }
+  const fs::path long_path = scratch(std::string(200, 'd')) / std::string(200, 'f') / "data.csv";
+  for (const std::string& e : {error_of([&] { data::load_labelled_csv(long_path); }), error_of([&] { data::load_ratings_csv(long_path); }),
+                               error_of([&] { data::read_idx_images(long_path); })}) {
+    CHECK_MESSAGE(contains(e, "missing file"), e);
+    CHECK(e.size() < 400);
+  }
+  write_text(scratch("secret_ids.csv"), "1,2,3\n73313.5,2,3\n");
+  const std::string ids = error_of([] { data::load_ratings_csv(scratch("secret_ids.csv")); });
+  CHECK(contains(ids, "secret_ids.csv:2: column 1: expected an integer user id"));
+  CHECK_FALSE(contains(ids, "73313"));
+  write_text(scratch("secret_label.csv"), "1,2,1\n1,2,73313\n");
+  CHECK_FALSE(contains(error_of([] { data::load_labelled_csv(scratch("secret_label.csv")); }), "73313"));
+  write_text(scratch("secret_magic.gz"), "SECRETKEY0123456789");
+  const std::string magic = error_of([] { data::read_idx_images(scratch("secret_magic.gz")); });
+  CHECK(contains(magic, "expected IDX image magic 0x00000803"));
+  CHECK_FALSE(contains(magic, "0x"  "53454352"));
 }
