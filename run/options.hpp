@@ -14,6 +14,11 @@ struct Options {
   /// When set (by another thread or a signal handler), the chains stop within 64 steps and the run ends
   /// with what it has: every writer gets its draws, and the record, status "interrupted", resumes.
   const std::atomic<bool>* stop = nullptr;
+  /// When given, set as the chains start their first step (run and resume alike). Until then — reading
+  /// the config, a record or data, generating data, the mode search — a run has computed nothing a stop
+  /// could keep, so a signal may end the process at once (cli/detail/signals.hpp) instead of `stop`
+  /// waiting for set-up, which polls nothing, to end.
+  std::atomic<bool>* sampling = nullptr;
   /// Resume a record whose config was edited after it was written (its `config_digest` differs): the
   /// resumed phase is marked `config_changed` in the record's timings. Off: such a record is refused.
   bool allow_changed_config = false;

@@ -142,6 +142,7 @@ json continue_run(std::vector<std::unique_ptr<AnyChain>>& chains, const RunConfi
                          const std::vector<std::uint64_t>& end, const Options& opt, const output::RunHeader& header, std::span<output::Writer* const> writers,
                          std::vector<std::uint64_t> kept, json phases, const char* phase_name, double setup,
                          Changes changed) {
+  if (opt.sampling) opt.sampling->store(true);  // set-up has ended: from here `stop` keeps what was drawn
   const auto t1 = Clock::now();
   bool interrupted = false;
   std::uint64_t steps = 0;  // the phase's steps: the longest chain's

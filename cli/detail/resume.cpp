@@ -48,6 +48,7 @@ Command add_resume(CLI::App& app, Context& ctx) {
             if (ctx.root) run::check_writable(o->out_path);
             opt.stop = &interrupt_requested();
             opt.output_folder = std::filesystem::path(o->out_path).parent_path();
+            opt.sampling = &sampling_started();
             const std::optional<std::uint64_t> steps = o->steps->count() ? std::optional(o->more_steps) : std::nullopt;
             return run_and_report(ctx, ctx.root ? o->out_path : "", [&](std::span<run::output::Writer* const> writers) {
               return run::resume_file(o->record_path, steps, opt, ctx.registry, writers);

@@ -60,6 +60,7 @@ Command add_run(CLI::App& app, Context& ctx) {
             if (ctx.root && !o->out_path.empty()) run::check_writable(o->out_path);  // before sampling, not after it
             opt.stop = &interrupt_requested();
             if (!o->out_path.empty()) opt.output_folder = std::filesystem::path(o->out_path).parent_path();
+            opt.sampling = &sampling_started();
             return run_and_report(ctx, ctx.root ? o->out_path : "", [&](std::span<run::output::Writer* const> writers) {
               return run::run(config, opt, ctx.registry, writers);
             });

@@ -5,6 +5,10 @@
 // The commands that keep nothing worth writing when stopped (convert, thin, sweep) exit at the first
 // signal, removing the temporaries likewise (issue #40: `convert` left .NAME.nc.XXXXXX behind); a
 // target is left as it was or complete (run::output::finish_all holds the signals while it renames).
+// During set-up (before the chains' first step: reading the config, a record or data, generating data,
+// the mode search) the first signal exits at once too, 128 + the signal, removing the temporaries and
+// writing nothing: nothing has been drawn that a record could keep, and set-up polls no flag (a long
+// CSV load or mode search made a signal wait until it ended). run::Options::sampling tells the two apart.
 #include <atomic>
 
 #include <signal.h>
@@ -15,6 +19,8 @@ namespace sgmcmc::cli::detail {
 std::atomic<bool>& interrupt_requested();
 /// The signal that asked (0: none).
 std::atomic<int>& interrupt_signal();
+/// Set by the run as its chains start (run::Options::sampling); until then a signal exits at once.
+std::atomic<bool>& sampling_started();
 
 /// What the first signal does: ask the chains to stop (run, resume), or exit at once (the others).
 enum class FirstSignal { stops_chains, exits };

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdio>
 #include <filesystem>
 #include <string>
 #include <thread>
@@ -104,6 +105,63 @@ TEST_CASE("a second signal exits at once and leaves no temporary") {
   const int code = run_and_signal({"run", "-q", cfg.string(), "-o", out.string(), "--format", "json,csv,netcdf"}, {SIGINT, SIGINT});
   CHECK(code == 128 + SIGINT);
   CHECK_FALSE(temporaries_left());
+}
+
+namespace {
+
+// Whether process `pid` has `file` open (a link in /proc/PID/fd/ to it).
+bool has_open(pid_t pid, const fs::path& file) {
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(fmt::format("/proc/{}/fd", pid), ec)) {
+    std::error_code ec2;
+    if (fs::read_symlink(e.path(), ec2) == file) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+TEST_CASE("a signal during set-up (a large CSV loading) exits at once with 128 + the signal, writing nothing") {
+  // Catches: set-up polling nothing, so the first signal waited for the whole load (and the mode search,
+  // or generating data) to end and then wrote an "interrupted" record of no draws; a temporary left.
+  // The signal is sent once the tool has the CSV open (seen in /proc), while its ~64 MB still load.
+  const fs::path csv = fs::canonical(scratch()) / "large.csv";
+  {
+    std::string line;
+    for (int c = 0; c < 10; ++c) line += fmt::format("{:.12f},", 0.1 * c - 0.45);
+    line += "1\n";
+    std::string block;
+    for (int k = 0; k < 4096; ++k) block += line;
+    std::FILE* f = std::fopen(csv.c_str(), "wb");
+    REQUIRE(f != nullptr);
+    for (std::size_t bytes = 0; bytes < (std::size_t{64} << 20); bytes += block.size()) std::fwrite(block.data(), 1, block.size(), f);
+    std::fclose(f);
+  }
+  const json config = {{"sampler", {{"name", "sgld"}, {"step_size", 1e-4}}},
+                       {"target", {{"name", "logistic"}, {"data", csv.string()}, {"batch_size", 10}}},
+                       {"steps", 1000}, {"chains", 1}, {"seed", 3}};
+  const auto cfg = sgmcmc_test::cli::write_json(scratch(), "load.json", config);
+  const auto out = scratch() / "loading.json";
+  for (int sig : {SIGTERM, SIGINT}) {
+    CAPTURE(sig);
+    const pid_t pid = sgmcmc_test::cli::spawn_cli({"run", "-q", cfg.string(), "-o", out.string(), "--format", "json,csv"});
+    REQUIRE(pid > 0);
+    const auto start = std::chrono::steady_clock::now();
+    while (!has_open(pid, csv) && std::chrono::steady_clock::now() - start < std::chrono::seconds(60))
+      std::this_thread::sleep_for(std::chrono::microseconds(200));
+    REQUIRE(has_open(pid, csv));
+    const auto sent = std::chrono::steady_clock::now();
+    ::kill(pid, sig);
+    const int code = sgmcmc_test::cli::wait_for(pid);
+    const auto took = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - sent);
+    MESSAGE("exited " << took.count() << " ms after the signal");
+    CHECK(code == 128 + sig);
+    CHECK(took < std::chrono::milliseconds(1000));
+    CHECK_FALSE(fs::exists(out));
+    CHECK_FALSE(fs::exists(scratch() / "loading_1.csv"));
+    CHECK_FALSE(temporaries_left());
+  }
+  fs::remove(csv);
 }
 
 }  // namespace test_cli_signals
