@@ -308,7 +308,10 @@ inline void parse_brown(std::string_view bytes, const std::string& name, int lab
     blank_run = false;
     std::size_t i = 0;
     while (i < line.size()) {
-      while (i < line.size() && (line[i] == ' ' || line[i] == '\t')) ++i;
+      // '\r' separates too: skipping only spaces and tabs, a CRLF line stopped at its '\r' with an
+      // empty token and never moved on (fuzz finding D1: a hang, `words` growing without end).
+      while (i < line.size() && (line[i] == ' ' || line[i] == '\t' || line[i] == '\r')) ++i;
+      if (i == line.size()) break;
       auto e = line.find_first_of(" \t\r", i);
       if (e == std::string_view::npos) e = line.size();
       const std::string_view tok = line.substr(i, e - i);

@@ -121,6 +121,13 @@ TEST_CASE("Brown parsing: word/TAG tokens, paragraphs as documents") {
   docs.clear();
   parse_brown(text, "ca01", 0, false, docs, r);
   CHECK(docs.size() == 1);
+  // CRLF line endings, a '\r' inside a line and a line of only '\r' (fuzz finding D1,
+  // docs/reliability.md): the parser stopped at the '\r' with an empty token and never moved on.
+  docs.clear();
+  parse_brown("\tThe/at Fulton/np-tl jury/nn\r\n\r\n\tElection/nn\r results/nns\r\n\r", "crlf", 0, true, docs, r);
+  REQUIRE(docs.size() == 2);
+  CHECK(docs[0].tokens == std::vector<std::string>{"fulton", "jury"});
+  CHECK(docs[1].tokens == std::vector<std::string>{"election", "results"});
 }
 
 TEST_CASE("KJV parsing: one document per chapter, in both of bible(1)'s layouts; headers and verse numbers are not words") {
