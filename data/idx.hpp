@@ -32,9 +32,14 @@ inline Eigen::MatrixXf read_idx_images(const std::filesystem::path& path, const 
   if (magic != 0x803)
     throw Error(fmt::format("{}: expected IDX image magic 0x00000803 (the file's first 4 bytes are not it)", shown(path)));
   const std::uint64_t n = detail::be32(b, 4), rows = detail::be32(b, 8), cols = detail::be32(b, 12);
-  if (b.size() != 16 + n * rows * cols)
-    throw Error(fmt::format("{}: header says {} images of {}×{} ({} bytes), the file has {} bytes", shown(path), n, rows,
-                            cols, 16 + n * rows * cols, b.size()));
+  // Sizes in 128 bits: n·rows·cols of three 32-bit counts overflows 64, and a header of 2^31 images of
+  // 2^31×4 pixels wrapped to 0 and matched a 16-byte file (fuzz finding D2: a 2^64-float allocation).
+  // An image is at most 2^31 pixels, so that 0 images of 2^32×2^32 ask for no impossible matrix either.
+  if (rows == 0 || cols == 0 || rows * cols > (std::uint64_t{1} << 31))
+    throw Error(fmt::format("{}: header says images of {}×{} pixels: expected 1 to 2^31 pixels an image", shown(path), rows, cols));
+  if (static_cast<random::u128>(b.size() - 16) != static_cast<random::u128>(n) * rows * cols)
+    throw Error(fmt::format("{}: header says {} images of {}×{}, the file has {} bytes after its 16-byte header", shown(path), n,
+                            rows, cols, b.size() - 16));
   Eigen::MatrixXf x(static_cast<Eigen::Index>(rows * cols), static_cast<Eigen::Index>(n));
   detail::advise_huge_pages(x);  // before the pixels are written: a batch gathers random columns
   const auto* p = reinterpret_cast<const unsigned char*>(b.data()) + 16;

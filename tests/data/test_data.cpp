@@ -427,3 +427,15 @@ TEST_CASE("data paths are echoed bounded and with control characters escaped; va
   CHECK(contains(magic, "expected IDX image magic 0x00000803"));
   CHECK_FALSE(contains(magic, "0x"  "53454352"));
 }
+
+TEST_CASE("an IDX header whose pixel count overflows 64 bits is an error, not a huge allocation (fuzz finding D2)") {
+  // Catches: n·rows·cols computed in 64 bits — 2^31 images of 2^31×4 pixels wrapped to 0 and matched a
+  // 16-byte file, and 0 images of 2^32×2^32 pixels asked for a matrix of 2^64 rows: std::bad_alloc (or
+  // an Eigen index overflow) escaped instead of an Error naming the file.
+  write_text(scratch("wrap.idx"), be32(0x803) + be32(0x80000000u) + be32(0x80000000u) + be32(4));
+  CHECK(contains(error_of([] { data::read_idx_images(scratch("wrap.idx")); }), "wrap.idx: header says images of 2147483648×4 pixels"));
+  write_text(scratch("zero_huge.idx"), be32(0x803) + be32(0) + be32(0xffffffffu) + be32(0xffffffffu));
+  CHECK(contains(error_of([] { data::read_idx_images(scratch("zero_huge.idx")); }), "zero_huge.idx: header says images of"));
+  write_text(scratch("wrap_n.idx"), be32(0x803) + be32(0xffffffffu) + be32(0x10000u) + be32(0x8000u));
+  CHECK(contains(error_of([] { data::read_idx_images(scratch("wrap_n.idx")); }), "wrap_n.idx: header says 4294967295 images of 65536×32768"));
+}
