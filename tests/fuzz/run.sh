@@ -19,7 +19,7 @@ scratch="$(mktemp -d)"
 trap 'rm -rf "$scratch"' EXIT
 # The fuzz programs, each with its corpus tests/fuzz/corpus/<name>/ and dictionary tests/fuzz/<name>.dict
 # (if there is one). A new fuzzer is one line here and one in tests/fuzz/libfuzzer/CMakeLists.txt.
-targets=(config record sweep reference record_cli)
+targets=(config record sweep reference record_cli labelled_csv idx ratings text_corpora)
 # Two run at a time, one process each (the suite's machine has 2 cores): the budget is `seconds` of wall
 # time in all, shared evenly, so each gets 2 * seconds / (number of fuzzers), at least 5 s.
 per=$(( 2 * seconds / ${#targets[@]} ))
