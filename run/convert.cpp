@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include <sgmcmc/run/data_files.hpp>
 #include <sgmcmc/run/make_chain.hpp>
 #include <sgmcmc/run/output/json_record.hpp>
 #include <sgmcmc/run/record_schema.hpp>
@@ -23,6 +24,7 @@ void convert(const std::string& path, const Registry& registry, std::span<output
   RunConfig c = detail::config_of(record, registry, {nullptr, true}, folder);
   detail::write_paths_for(c, Options{.output_folder = output_folder});
   detail::move_record_paths(record, folder, output_folder);
+  detail::refuse_outputs_over_data(c, writers);
   // The chain at step 0 gives the sampler's statistics and the draw's shape; the record gives the rest.
   const auto chain = make_chain(c, 0);
   output::RunHeader header = detail::header_of(c, *chain, c.steps);

@@ -3,6 +3,8 @@
 
 #include <fmt/format.h>
 
+#include <sgmcmc/run/output/atomic_file.hpp>
+
 namespace sgmcmc::run::detail {
 
 namespace {
@@ -72,6 +74,15 @@ void rebase_paths(json& config, std::span<const std::string> pointers, const fs:
     const fs::path rel = whole.lexically_relative(base_to);
     *field = (rel.empty() ? whole : rel).string();
   }
+}
+
+void refuse_outputs_over_data(const RunConfig& c, std::span<output::Writer* const> writers) {
+  for (const DataFile& f : c.target.files)
+    for (const output::Writer* w : writers)
+      for (const std::string& out : w->files())
+        if (same_file(out, f.path))
+          throw Error(fmt::format("{}: that is the data file the record's config names ({}); the output would overwrite it",
+                                  printable(out, 200), f.pointer));
 }
 
 bool data_changed(const json& record, const RunConfig& c, const Options& opt) {

@@ -16,6 +16,7 @@
 
 #include <sgmcmc/run/config.hpp>
 #include <sgmcmc/run/options.hpp>
+#include <sgmcmc/run/output/writer.hpp>
 
 namespace sgmcmc::run::detail {
 
@@ -37,5 +38,10 @@ void rebase_paths(json& config, std::span<const std::string> pointers, const std
 /// Options::allow_changed_config, true (the resumed phase notes "data_changed"). A record without
 /// `data_files` whose target reads a file is refused likewise: it cannot tell.
 bool data_changed(const json& record, const RunConfig& c, const Options& opt);
+
+/// A record's data files are inputs too, found only once its config is read: an output of `writers`
+/// that is one of them is an error naming both, before any writer begins (resume, convert, thin; `run`
+/// checks them with -o, cli/detail/overlap.hpp).
+void refuse_outputs_over_data(const RunConfig& c, std::span<output::Writer* const> writers);
 
 }  // namespace sgmcmc::run::detail

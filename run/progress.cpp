@@ -6,6 +6,8 @@
 #include <cstdio>
 #include <string>
 
+#include <sgmcmc/modules/parallel/worker_pool.hpp>
+
 namespace sgmcmc::run::detail {
 
 namespace {
@@ -21,6 +23,7 @@ void draw(std::uint64_t n, std::uint64_t total, double secs) {
 
 ProgressBar::ProgressBar(bool on, std::uint64_t total, const std::atomic<std::uint64_t>& count) {
   if (!on || total == 0) return;
+  const parallel::ProcessSignalsBlocked inherited;  // the display leaves SIGINT and SIGTERM to the run's thread
   thread_ = std::jthread([&count, total](std::stop_token stop) {
     using Clock = std::chrono::steady_clock;
     const auto t0 = Clock::now();

@@ -145,6 +145,7 @@ json resume_from(const std::string& source, const std::function<const json&(std:
   RunConfig c = stage([&] {
     RunConfig parsed = config_of(record, registry, {opt.transport}, folder);
     changed.data = data_changed(record, parsed, opt);
+    refuse_outputs_over_data(parsed, writers);
     return parsed;
   });
   write_paths_for(c, opt);

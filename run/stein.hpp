@@ -17,6 +17,7 @@
 #include <fmt/format.h>
 
 #include <sgmcmc/modules/diagnostics/stein.hpp>
+#include <sgmcmc/run/data_files.hpp>
 #include <sgmcmc/run/make_chain.hpp>
 #include <sgmcmc/run/runner.hpp>
 #include <sgmcmc/run/targets/common.hpp>
@@ -172,6 +173,7 @@ inline json thin(const std::string& path, std::size_t m, const Registry& registr
   RunConfig c = detail::config_of(record, registry, {nullptr, true}, folder);
   detail::write_paths_for(c, Options{.output_folder = output_folder});
   detail::move_record_paths(record, folder, output_folder);
+  detail::refuse_outputs_over_data(c, writers);
   // The chains thinned are the record's, the writers' those of its config: the two must agree (fuzz
   // finding C2: a record with a chain more than its config's reached a writer as an unknown chain).
   if (record["chains"].size() != c.chains)

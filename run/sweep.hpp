@@ -46,6 +46,7 @@ namespace detail {
 /// The draws of a Stan CSV reference file, draws × coordinates: its parameter columns (every column
 /// whose name does not end in "__").
 inline Eigen::MatrixXd reference_csv_draws(const std::string& path) {
+  run::detail::require_regular_input(path, "a reference is a file (a FIFO blocked the sweep for ever)");
   const output::StanCsv csv = output::read_stan_csv(path);
   std::vector<Eigen::Index> keep;
   for (std::size_t k = 0; k < csv.columns.size(); ++k)

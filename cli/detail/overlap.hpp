@@ -26,17 +26,7 @@ struct NamedPath {
   std::string path;
 };
 
-/// Whether `a` and `b` are the same file: one existing file (symlinks and hard links included), or the
-/// same absolute, normalised path when either does not exist yet.
-inline bool same_file(const std::string& a, const std::string& b) {
-  std::error_code ec;
-  if (std::filesystem::equivalent(a, b, ec)) return true;
-  const auto absolute = [](const std::string& p) {
-    std::error_code e;
-    return std::filesystem::absolute(p, e).lexically_normal();
-  };
-  return absolute(a) == absolute(b);
-}
+using run::detail::same_file;
 
 /// The message for the first output (empty paths skipped) that exists and is not a regular file (a
 /// FIFO, a folder, a device: run::detail::special_file), or is one of the inputs or an earlier output;

@@ -31,7 +31,7 @@ Command add_resume(CLI::App& app, Context& ctx) {
                              "how many more steps per chain (default: to the config's steps, which completes an interrupted run)")
                  ->check(CLI::PositiveNumber);
   auto* output = sub->add_option("-o,--output", o->out_path, "where to write the continued record")->required();
-  sub->add_option("--threads", ctx.opt.threads, "threads for the chains (default: one per core)");
+  sub->add_option("--threads", ctx.opt.threads, "threads for the chains (default: one per core; at most four per core, or 64)");
   sub->add_flag("-q,--quiet", ctx.quiet, "print nothing but errors");
   sub->add_flag("--allow-changed", ctx.opt.allow_changed_config,
                 "resume even if the record's config was edited after it was written (the record notes it)");

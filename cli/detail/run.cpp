@@ -26,7 +26,7 @@ Command add_run(CLI::App& app, Context& ctx) {
   auto* sub = app.add_subcommand("run", "Run a JSON config (no CONFIG: " + ctx.program.default_config_note + ") and write a run record");
   sub->add_option("CONFIG", o->config_path, "JSON config (the vocabulary of docs/config.md)");
   auto* output = sub->add_option("-o,--output", o->out_path, "where to write the JSON run record");
-  sub->add_option("--threads", ctx.opt.threads, "threads for the chains (default: one per core)");
+  sub->add_option("--threads", ctx.opt.threads, "threads for the chains (default: one per core; at most four per core, or 64)");
   sub->add_flag("--print-default-config", o->print_default, "print the default config and exit");
   sub->add_flag("-q,--quiet", ctx.quiet, "print nothing but errors");
   add_format_option(*sub, ctx);

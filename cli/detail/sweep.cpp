@@ -37,7 +37,7 @@ Command add_sweep(CLI::App& app, Context& ctx) {
   sub->add_option("--reference-seconds", o->reference_seconds,
                   "the reference's own wall time (NUTS's, say): each point's seconds as a fraction of it, and a line on a plot in seconds")
       ->check(CLI::PositiveNumber);
-  sub->add_option("--threads", ctx.opt.threads, "threads for each run's chains (default: one per core)");
+  sub->add_option("--threads", ctx.opt.threads, "threads for each run's chains (default: one per core; at most four per core, or 64)");
   sub->add_flag("-q,--quiet", ctx.quiet, "print nothing but errors");
   return {sub, output, /*over_ranks=*/false, [&ctx, o] {
             std::vector<NamedPath> inputs = {{"the sweep's config (CONFIG)", o->config}};

@@ -19,6 +19,9 @@
 // WorkerPoolSlot holds a pool lazily and gives every copy of its owner a fresh (empty) slot, so copied
 // models never share threads.
 #include <algorithm>
+#include <pthread.h>
+#include <signal.h>
+
 #include <atomic>
 #include <condition_variable>
 #include <cstddef>
@@ -37,6 +40,27 @@
 
 namespace sgmcmc::parallel {
 
+/// For its lifetime, the calling thread blocks the signals meant for the whole process — SIGINT,
+/// SIGTERM, SIGHUP, SIGQUIT — so that a thread it starts inherits them blocked. The kernel hands such a
+/// signal to any thread that does not block it; started this way, helper threads (the pool's workers,
+/// a progress display) leave them to the thread that made them, whose handler may hold them while it
+/// does what must not be split (run::output::finish_all renames every output under one mask).
+class ProcessSignalsBlocked {
+ public:
+  ProcessSignalsBlocked() {
+    sigset_t block;
+    sigemptyset(&block);
+    for (const int s : {SIGINT, SIGTERM, SIGHUP, SIGQUIT}) sigaddset(&block, s);
+    ::pthread_sigmask(SIG_BLOCK, &block, &old_);
+  }
+  ProcessSignalsBlocked(const ProcessSignalsBlocked&) = delete;
+  ProcessSignalsBlocked& operator=(const ProcessSignalsBlocked&) = delete;
+  ~ProcessSignalsBlocked() { ::pthread_sigmask(SIG_SETMASK, &old_, nullptr); }
+
+ private:
+  sigset_t old_{};
+};
+
 /// The most threads a run starts at once (chains × each chain's own, e.g. a neural net's parts): four
 /// per core of this machine, at least 64. More only slow CPU-bound work; far more filled the machine's
 /// task table for every other process (issue #40: `"threads": 100000`).
@@ -47,6 +71,7 @@ class WorkerPool {
   /// A pool of `threads` workers in all: threads − 1 background threads plus the caller.
   explicit WorkerPool(unsigned threads) : size_(threads < 1 ? 1u : threads) {
     threads_.reserve(size_ - 1);
+    const ProcessSignalsBlocked inherited;  // the workers leave process signals to this thread
     try {
       for (unsigned w = 1; w < size_; ++w) threads_.emplace_back([this, w] { loop(w); });
     } catch (const std::system_error& e) {

@@ -66,6 +66,27 @@ inline std::string special_file(const std::string& path) {
                                             : "not a regular file";
   return fmt::format("{}: exists and is {}: an output only replaces a regular file", path, kind);
 }
+/// An input that must be a regular file (`why`: what it is and why, for the message): a FIFO blocks in
+/// open() until a writer comes and a device never ends, so either is refused before it is opened. A
+/// missing path is left to the open, whose error names it.
+inline void require_regular_input(const std::string& path, const char* why) {
+  struct ::stat st {};
+  if (::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode))
+    throw Error(fmt::format("{}: not a regular file (a FIFO, device or folder): {}", path, why));
+}
+
+/// Whether `a` and `b` are the same file: one existing file (symlinks and hard links included), or the
+/// same absolute, normalised path when either does not exist yet. (An output must not be an input.)
+inline bool same_file(const std::string& a, const std::string& b) {
+  std::error_code ec;
+  if (std::filesystem::equivalent(a, b, ec)) return true;
+  const auto absolute = [](const std::string& p) {
+    std::error_code e;
+    return std::filesystem::absolute(p, e).lexically_normal();
+  };
+  return absolute(a) == absolute(b);
+}
+
 /// special_file's message as an Error.
 inline void refuse_special(const std::string& path) {
   if (std::string why = special_file(path); !why.empty()) throw Error(why);

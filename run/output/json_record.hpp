@@ -287,9 +287,7 @@ struct RecordDraw {
 inline json read_record(const std::string& path, const std::function<void(const RecordDraw&)>& on_draw, bool with_stats = true) {
   // A record is read twice (resume checks it whole, then replays its draws): a FIFO would block the
   // second pass for ever (and its open, until a writer came), a device never ends.
-  std::error_code ec;
-  if (const auto st = std::filesystem::status(path, ec); !ec && std::filesystem::exists(st) && !std::filesystem::is_regular_file(st))
-    throw Error(fmt::format("{}: not a regular file (a FIFO, device or folder): a run record is a file that can be read twice", path));
+  run::detail::require_regular_input(path, "a run record is a file that can be read twice");
   std::ifstream in(path, std::ios::binary);
   if (!in) throw Error(fmt::format("{}: cannot open the file for reading", path));
   // The draws sit at fixed depths: {"chains": [ {"samples": [[v, ...], ...], "sample_stats": {name: [v, ...]}} ]}.

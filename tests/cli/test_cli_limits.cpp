@@ -161,6 +161,18 @@ TEST_CASE("a run record that is a FIFO is refused at once; a config that never e
     CHECK(r.code == 1);  // not 124: blocked
     CHECK(r.err.find("record.fifo: not a regular file (a FIFO, device or folder)") != std::string::npos);
   }
+  // sweep --reference: a Stan CSV read once, but a FIFO without a writer blocked the sweep for ever.
+  const fs::path ref = scratch() / "reference.csv";
+  fs::remove(ref);
+  REQUIRE(::mkfifo(ref.c_str(), 0600) == 0);
+  json sweep = gaussian_chains(1);
+  sweep["sweep"] = {{"samplers", {{{"name", "sgld"}}}}, {"step_sizes", {0.01, 0.02}}};
+  const fs::path sweep_cfg = write_json(scratch(), "sweep.json", sweep);
+  const Result s = within(60, fmt::format("sweep '{}' --reference '{}' -o '{}'", sweep_cfg.string(), ref.string(),
+                                          (scratch() / "sweep_out.json").string()));
+  CAPTURE(s.err);
+  CHECK(s.code == 1);
+  CHECK(s.err.find("reference.csv: not a regular file (a FIFO, device or folder)") != std::string::npos);
   const fs::path endless = scratch() / "config.fifo";
   fs::remove(endless);
   REQUIRE(::mkfifo(endless.c_str(), 0600) == 0);

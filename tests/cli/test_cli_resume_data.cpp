@@ -127,6 +127,28 @@ TEST_CASE("resume: a relative data path is relative to the record's folder, from
                                      (scratch() / "conv_resumed.json").string())).code == 0);
 }
 
+TEST_CASE("resume, convert and thin refuse an output that is the record's data file") {
+  // Catches (issue #40 item 1): the data file is an input of these commands too, known only once the
+  // record's config is read; `resume -o DATA` replaced the CSV the run was made on with a record.
+  const fs::path dir = scratch() / "overlap";
+  fs::create_directories(dir);
+  write_csv(dir / "d.csv");
+  const std::string before = slurp(dir / "d.csv");
+  const fs::path cfg = write_json(dir, "c.json", logistic((dir / "d.csv").string()));
+  REQUIRE(run_cli(dir, fmt::format("run '{}' -q -o '{}'", cfg.string(), (dir / "r.json").string())).code == 0);
+  const std::string rec = (dir / "r.json").string(), data = (dir / "d.csv").string();
+  for (const std::string& args : {fmt::format("resume '{}' --steps 10 -q -o '{}'", rec, data),
+                                  fmt::format("convert '{}' --format json -o '{}'", rec, data),
+                                  fmt::format("thin '{}' --to 5 -o '{}'", rec, data)}) {
+    CAPTURE(args);
+    const Result r = run_cli(dir, args);
+    CAPTURE(r.err);
+    CHECK(r.code == 1);
+    CHECK(r.err.find("that is the data file the record's config names (/target/data)") != std::string::npos);
+    CHECK(slurp(dir / "d.csv") == before);
+  }
+}
+
 TEST_CASE("resume: a saga chain's saved sum must be its table's") {
   const fs::path dir = scratch() / "saga";
   fs::create_directories(dir);
