@@ -4,7 +4,7 @@
 # and runs it with ctest; then builds the other half — the unit tests, the CLI and the libFuzzer programs
 # with clang++-14 under AddressSanitizer and UndefinedBehaviorSanitizer — and runs it (the two builds'
 # options and how they share the tests out: scripts/configure.sh, tests/CMakeLists.txt); last, runs the
-# two fuzzers side by side for 60 s (tests/fuzz/run.sh; docs/reliability.md), failing on any finding.
+# fuzzers, two at a time, sharing 60 s (tests/fuzz/run.sh; docs/reliability.md), failing on any finding.
 # Every option the suite needs is given explicitly, so a cache left by scripts/demo.sh (which configures
 # build/ without tests) cannot switch tests off; ctest fails if it finds no test to run.
 set -euo pipefail
