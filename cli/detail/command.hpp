@@ -21,10 +21,17 @@ struct Context {
   bool quiet = false;                        ///< -q
   std::vector<std::string> formats;          ///< --format (run, resume, convert, thin)
   std::vector<std::string> default_formats;  ///< the first registered format's name
+  bool formats_given = false;                ///< --format was on the command line
   bool root = true;                          ///< rank 0 of an MPI run, or the only process
 
   Context(const run::Registry& r, const Program& p);
   const run::output::Formats& registered() const { return program.formats; }
+  /// Without --format, the format -o's ending names (`-o r.csv`: csv, `-o r.nc`: netcdf), if any; called
+  /// by each command that writes formats before it uses `formats`.
+  void formats_from_ending(const std::string& out) {
+    if (formats_given) return;
+    if (std::string f = registered().format_of(out); !f.empty()) formats = {std::move(f)};
+  }
 };
 
 /// A subcommand as the app sees it: its parser, its -o option (checked non-empty before any command

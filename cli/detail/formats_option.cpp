@@ -2,6 +2,7 @@
 #include <sgmcmc/cli/detail/command.hpp>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <sgmcmc/run/output/formats.hpp>
 
@@ -30,7 +31,10 @@ CLI::Validator format_check(const run::output::Formats& registered) {
 
 /// The help's list of formats: one line each, its names, what it is and the files it writes.
 std::string formats_help(const run::output::Formats& registered) {
-  std::string out = "Output formats (--format; OUT is the -o path, BASE is OUT without a .json ending):\n";
+  std::string out = fmt::format("Output formats (--format; without it, the one -o's ending names, else {}): OUT is the -o path, BASE "
+                                "is OUT without a format's ending ({}), the record OUT or BASE.json:\n",
+                                registered.entries().empty() ? "none" : registered.entries().front().names.front(),
+                                fmt::join(registered.endings(), ", "));
   for (const auto& e : registered.entries()) {
     out += fmt::format("  {:<8} {}\n", names_with_aliases(e.names), e.summary);
     if (!e.files.empty()) out += fmt::format("  {:<8} writes {}\n", "", e.files);
@@ -47,6 +51,7 @@ void add_format_option(CLI::App& sub, Context& ctx, bool required) {
                : fmt::format("output formats, one or several of {} ({}see docs/run-format.md)", registered.names_text(),
                              ctx.default_formats.empty() ? "" : "default " + ctx.default_formats.front() + "; ");
   auto* option = sub.add_option("--format", ctx.formats, help)->delimiter(',')->check(format_check(registered));
+  option->each([&ctx](const std::string&) { ctx.formats_given = true; });
   if (required) option->required();
   sub.footer(formats_help(registered));
 }

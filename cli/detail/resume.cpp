@@ -37,6 +37,7 @@ Command add_resume(CLI::App& app, Context& ctx) {
                 "resume even if the record's config was edited after it was written (the record notes it)");
   add_format_option(*sub, ctx);
   return {sub, output, /*over_ranks=*/true, [&ctx, o] {
+            ctx.formats_from_ending(o->out_path);
             if (const auto e = output_overlap(outputs_of(o->out_path, ctx.registered(), ctx.formats),
                                               {{"the run record it continues (RUN)", o->record_path}})) {
               if (ctx.root) std::cerr << fmt::format("{}: error: {}\n", ctx.program.name, *e);

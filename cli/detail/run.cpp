@@ -40,6 +40,7 @@ Command add_run(CLI::App& app, Context& ctx) {
               std::cout << ctx.program.default_config.dump(2) << '\n';
               return 0;
             }
+            ctx.formats_from_ending(o->out_path);
             const std::vector<NamedPath> outputs = outputs_of(o->out_path, ctx.registered(), ctx.formats);
             if (const auto e = output_overlap(outputs, {{"the config file", o->config_path}})) {
               std::cerr << fmt::format("{}: error: {}\n", name, *e);

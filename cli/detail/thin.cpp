@@ -32,6 +32,7 @@ Command add_thin(CLI::App& app, Context& ctx) {
   sub->add_flag("-q,--quiet", ctx.quiet, "print nothing but errors");
   add_format_option(*sub, ctx);
   return {sub, output, /*over_ranks=*/false, [&ctx, o] {
+            ctx.formats_from_ending(o->out);
             if (const auto e = output_overlap(outputs_of(o->out, ctx.registered(), ctx.formats), {{"the run record it thins (RUN)", o->in}})) {
               std::cerr << fmt::format("{}: error: {}\n", ctx.program.name, *e);
               return 2;

@@ -24,14 +24,21 @@
 
 namespace sgmcmc::run::output {
 
-/// Where a run's outputs go: `path`, the command line's -o as given (the JSON record is written there),
-/// and `base`, `path` without a ".json" ending, which the other formats name their files after
-/// (`-o r.json`: r_1.csv, r.nc; `-o r`: r_1.csv, r.nc too).
+/// Where a run's outputs go, from the command line's -o: `base`, -o without a format's file ending
+/// (`endings`: the registered formats' FormatEntry::ending, ".json" by default), which the formats name
+/// their files after, and `path`, where the JSON record goes: -o itself, or BASE.json when -o ends in
+/// another format's ending. As CmdStan and ArviZ users expect: `-o r.json`, `-o r.csv`, `-o r.nc` and
+/// `-o r` all give r_1.csv, r.nc; the record is r.json (`-o r`: r).
 struct OutputPath {
   std::string path;
   std::string base;
-  explicit OutputPath(std::string given) : path(std::move(given)) {
-    base = path.ends_with(".json") ? path.substr(0, path.size() - 5) : path;
+  explicit OutputPath(std::string given, const std::vector<std::string>& endings = {".json"}) : path(std::move(given)), base(path) {
+    for (const std::string& e : endings)
+      if (!e.empty() && path.size() > e.size() && path.ends_with(e)) {
+        base = path.substr(0, path.size() - e.size());
+        if (e != ".json") path = base + ".json";
+        break;
+      }
   }
 };
 
@@ -46,6 +53,9 @@ struct FormatEntry {
   /// checks them before anything is read: none may be a FIFO, a folder or a device, nor one of the
   /// command's inputs). A format without it is checked when its writer makes its files.
   std::function<std::vector<std::string>(const OutputPath& out)> own_files = {};
+  /// The file ending that marks -o as this format's (".csv"): stripped from -o to name BASE, and,
+  /// without --format, the format that -o ending in it selects (the first registered with it). Empty: none.
+  std::string ending = {};
 };
 
 /// The output formats a program knows, in registration order (the first is `--format`'s default).
@@ -103,6 +113,24 @@ class Formats {
     return out;
   }
 
+  /// Every registered ending (FormatEntry::ending), in registration order.
+  std::vector<std::string> endings() const {
+    std::vector<std::string> out;
+    for (const auto& e : entries_)
+      if (!e.ending.empty()) out.push_back(e.ending);
+    return out;
+  }
+
+  /// -o `out` as the formats name their files after it (OutputPath with the registered endings).
+  OutputPath output_path(const std::string& out) const { return OutputPath(out, endings()); }
+
+  /// The canonical name of the first format whose ending `out` carries (`-o r.nc`: netcdf), or empty.
+  std::string format_of(const std::string& out) const {
+    for (const auto& e : entries_)
+      if (!e.ending.empty() && out.size() > e.ending.size() && out.ends_with(e.ending)) return e.names.front();
+    return {};
+  }
+
   /// The writers of the formats `chosen` for outputs at `out`, each naming its files from OutputPath(out)
   /// (the shipped ones: the JSON record at `out` itself, Stan CSV at BASE_1.csv, ..., NetCDF at
   /// BASE.nc), in the order chosen, one per format (a format chosen twice, by a name or an alias,
@@ -112,7 +140,7 @@ class Formats {
   std::vector<std::pair<std::string, std::string>> own_files(const std::string& out, const std::vector<std::string>& chosen) const {
     std::vector<std::pair<std::string, std::string>> files;
     if (out.empty()) return files;
-    const OutputPath path(out);
+    const OutputPath path = output_path(out);
     std::vector<const FormatEntry*> seen;
     for (const auto& name : chosen) {
       const FormatEntry* e = find(name);
@@ -129,7 +157,7 @@ class Formats {
     std::vector<const FormatEntry*> entries;  // every name checked before any writer is made
     for (const auto& name : chosen)
       if (const FormatEntry* e = &at(name); std::find(entries.begin(), entries.end(), e) == entries.end()) entries.push_back(e);
-    const OutputPath path(out);
+    const OutputPath path = output_path(out);
     for (const FormatEntry* e : entries) {
       made.push_back(e->make(path));
       if (!made.back()) sgmcmc::fail("output formats: format '{}' made no writer for {}", e->names.front(), out);

@@ -231,7 +231,7 @@ class JsonRecordWriter final : public Writer {
 inline FormatEntry json_record_format() {
   return {{"json"}, "the JSON run record: config, every draw, per-draw statistics, each chain's state (resumable)", "OUT",
           [](const OutputPath& out) { return std::make_unique<JsonRecordWriter>(out.path); },
-          [](const OutputPath& out) { return std::vector<std::string>{out.path}; }};
+          [](const OutputPath& out) { return std::vector<std::string>{out.path}; }, ".json"};
 }
 
 /// The JSON run record kept in memory (`run::run`'s return value, for programs and tests that look at

@@ -473,7 +473,7 @@ class NetcdfWriter final : public Writer {
 inline FormatEntry netcdf_format() {
   return {{"netcdf"}, "ArviZ InferenceData as NetCDF-4: groups posterior and sample_stats (arviz.from_netcdf, xarray)", "BASE.nc",
           [](const OutputPath& out) { return std::make_unique<NetcdfWriter>(out.base + ".nc"); },
-          [](const OutputPath& out) { return std::vector<std::string>{out.base + ".nc"}; }};
+          [](const OutputPath& out) { return std::vector<std::string>{out.base + ".nc"}; }, ".nc"};
 }
 
 /// One chain read back from a NetCDF run.

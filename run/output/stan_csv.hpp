@@ -302,7 +302,7 @@ inline std::vector<std::string> stan_csv_files(const std::string& base) {
 inline FormatEntry stan_csv_format() {
   return {{"csv"}, "Stan CSV, one CmdStan-style file per chain (stansummary, ArviZ, cmdstanr, pandas)", "BASE_1.csv, BASE_2.csv, ... (one per chain)",
           [](const OutputPath& out) { return std::make_unique<StanCsvWriter>(out.base); },
-          [](const OutputPath& out) { return stan_csv_files(out.base); }};
+          [](const OutputPath& out) { return stan_csv_files(out.base); }, ".csv"};
 }
 
 /// A Stan CSV file read back: its '#' lines (as written, '#' included), its column names, and its draws

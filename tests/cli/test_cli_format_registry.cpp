@@ -119,14 +119,28 @@ TEST_CASE("the format registry: the shipped formats in order, names refused twic
   CHECK(formats.writers(r, {"dummy", "dm", "dummy"}).size() == 1);  // one format chosen thrice writes once
 }
 
-TEST_CASE("output paths: BASE is the -o path without its .json ending, as the shipped formats name their files") {
+TEST_CASE("output paths: BASE is the -o path without a format's ending, as the shipped formats name their files") {
   // Catches: the naming rule of `-o r.json --format csv` (r_1.csv) changed by the registry.
   CHECK(output::OutputPath("r.json").base == "r");
   CHECK(output::OutputPath("r.json").path == "r.json");
   CHECK(output::OutputPath("out/r.run.json").base == "out/r.run");
   CHECK(output::OutputPath("r").base == "r");
   CHECK(output::OutputPath("r.jsonl").base == "r.jsonl");
+  // With the registered endings (issue #34 item 7): -o r.csv or r.nc names BASE r, as CmdStan's
+  // `output file=r.csv` gives r_1.csv and ArviZ's users expect r.nc; the record is then r.json.
   const output::Formats formats = output::builtin_formats();
+  CHECK(formats.endings() == std::vector<std::string>{".json", ".csv", ".nc"});
+  CHECK(formats.output_path("r.csv").base == "r");
+  CHECK(formats.output_path("r.csv").path == "r.json");
+  CHECK(formats.output_path("out/r.nc").base == "out/r");
+  CHECK(formats.output_path("out/r.nc").path == "out/r.json");
+  CHECK(formats.output_path("r.json").path == "r.json");
+  CHECK(formats.output_path("r").path == "r");
+  CHECK(formats.output_path(".csv").base == ".csv");  // an ending alone is a name, not an ending
+  CHECK(formats.format_of("r.nc") == "netcdf");
+  CHECK(formats.format_of("r.csv") == "csv");
+  CHECK(formats.format_of("r.json") == "json");
+  CHECK(formats.format_of("r.txt").empty());
   const auto made = formats.writers((scratch() / "r.json").string(), {"json", "netcdf"});  // (NetCDF's temporary: made now)
   REQUIRE(made.size() == 2);
   CHECK(made[0]->files() == std::vector<std::string>{(scratch() / "r.json").string()});

@@ -6,6 +6,7 @@
 #include "../support/cli.hpp"
 
 #include <cmath>
+#include <algorithm>
 #include <filesystem>
 #include <string>
 
@@ -162,6 +163,39 @@ TEST_CASE("convert writes a record's draws as Stan CSV and NetCDF; a version-1 r
   const Result r1 = cli(fmt::format("resume -q '{}' --steps 100 -o '{}'", v1_path.string(), (scratch() / "v1_resumed.json").string()));
   REQUIRE_MESSAGE(r1.code == 0, r1.err);
   CHECK(read(scratch() / "v1_resumed.json")["chains"][0]["samples"].size() == 250);
+}
+
+TEST_CASE("-o r.csv and -o r.nc name the files as CmdStan and ArviZ users expect; without --format the ending chooses") {
+  // Catches (issue #34 item 7): `-o r.csv --format csv` wrote r.csv_1.csv, `-o r.nc --format netcdf`
+  // wrote r.nc.nc, and `-o r.csv` alone wrote a JSON record named r.csv.
+  const json c = {{"sampler", {{"name", "sgld"}, {"step_size", 0.1}}}, {"manifold", {{"name", "euclidean"}, {"dim", 2}}},
+                  {"target", {{"name", "gaussian"}}}, {"steps", 50}, {"chains", 2}, {"seed", 1}};
+  const fs::path cfg = write_config("ending.json", c);
+  const fs::path dir = scratch() / "endings";
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  const auto run = [&](const std::string& rest) {
+    const Result r = cli(fmt::format("run '{}' -q {}", cfg.string(), rest));
+    CAPTURE(rest);
+    CAPTURE(r.err);
+    CHECK(r.code == 0);
+  };
+  run(fmt::format("-o '{}' --format csv", (dir / "a.csv").string()));
+  CHECK(fs::exists(dir / "a_1.csv"));
+  CHECK(fs::exists(dir / "a_2.csv"));
+  run(fmt::format("-o '{}' --format netcdf", (dir / "b.nc").string()));
+  CHECK(fs::exists(dir / "b.nc"));
+  run(fmt::format("-o '{}'", (dir / "c.csv").string()));  // the ending chooses Stan CSV
+  CHECK(fs::exists(dir / "c_1.csv"));
+  run(fmt::format("-o '{}'", (dir / "d.nc").string()));  // and NetCDF
+  CHECK(sgmcmc::run::output::read_netcdf((dir / "d.nc").string()).chains.size() == 2);
+  run(fmt::format("-o '{}' --format json,csv", (dir / "e.csv").string()));  // the record beside them: BASE.json
+  CHECK(read(dir / "e.json")["chains"].size() == 2);
+  CHECK(fs::exists(dir / "e_1.csv"));
+  std::vector<std::string> names;
+  for (const auto& f : fs::directory_iterator(dir)) names.push_back(f.path().filename().string());
+  std::sort(names.begin(), names.end());
+  CHECK(names == std::vector<std::string>{"a_1.csv", "a_2.csv", "b.nc", "c_1.csv", "c_2.csv", "d.nc", "e.json", "e_1.csv", "e_2.csv"});
 }
 
 TEST_CASE("output formats on the command line: bad names and a missing -o are bad command lines") {

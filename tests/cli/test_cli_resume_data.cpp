@@ -132,11 +132,12 @@ TEST_CASE("resume, convert and thin refuse an output that is the record's data f
   // record's config is read; `resume -o DATA` replaced the CSV the run was made on with a record.
   const fs::path dir = scratch() / "overlap";
   fs::create_directories(dir);
-  write_csv(dir / "d.csv");
-  const std::string before = slurp(dir / "d.csv");
-  const fs::path cfg = write_json(dir, "c.json", logistic((dir / "d.csv").string()));
+  // The data file without an ending: -o names it exactly (an ending such as .csv would name BASE_1.csv).
+  write_csv(dir / "examples");
+  const std::string before = slurp(dir / "examples");
+  const fs::path cfg = write_json(dir, "c.json", logistic((dir / "examples").string()));
   REQUIRE(run_cli(dir, fmt::format("run '{}' -q -o '{}'", cfg.string(), (dir / "r.json").string())).code == 0);
-  const std::string rec = (dir / "r.json").string(), data = (dir / "d.csv").string();
+  const std::string rec = (dir / "r.json").string(), data = (dir / "examples").string();
   for (const std::string& args : {fmt::format("resume '{}' --steps 10 -q -o '{}'", rec, data),
                                   fmt::format("convert '{}' --format json -o '{}'", rec, data),
                                   fmt::format("thin '{}' --to 5 -o '{}'", rec, data)}) {
@@ -145,7 +146,7 @@ TEST_CASE("resume, convert and thin refuse an output that is the record's data f
     CAPTURE(r.err);
     CHECK(r.code == 1);
     CHECK(r.err.find("that is the data file the record's config names (/target/data)") != std::string::npos);
-    CHECK(slurp(dir / "d.csv") == before);
+    CHECK(slurp(dir / "examples") == before);
   }
 }
 
