@@ -1,9 +1,10 @@
 // What the command line prints about a run (cli/detail/report.hpp).
-#include <filesystem>
 #include <sgmcmc/cli/detail/report.hpp>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
+#include <filesystem>
 #include <iostream>
 #include <thread>
 
@@ -67,6 +68,21 @@ std::string file_list(const std::vector<std::unique_ptr<run::output::Writer>>& w
 
 }  // namespace
 
+namespace {
+
+/// A number in a column `width` characters wide: fixed with `decimals` places while it fits, else in
+/// scientific notation (a diverged chain's 4.5e306 printed 300 digits that broke every column), and a
+/// value that is not finite as nan, inf or -inf (never "-nan").
+std::string cell(double v, int width, int decimals) {
+  if (std::isnan(v)) return fmt::format("{:>{}}", "nan", width);
+  if (std::isinf(v)) return fmt::format("{:>{}}", v > 0 ? "inf" : "-inf", width);
+  const std::string fixed = fmt::format("{:>{}.{}f}", v, width, decimals);
+  if (static_cast<int>(fixed.size()) <= width) return fixed;
+  return fmt::format("{:>{}.{}e}", v, width, std::max(0, width - 8));
+}
+
+}  // namespace
+
 void print_summary(const json& record, const std::vector<Eigen::MatrixXd>& chains, std::ostream& os, bool as_json,
                    const json& stein) {
   if (chains.empty()) throw Error("/chains: the run kept no draws (steps <= burn_in?)");
@@ -106,8 +122,9 @@ void print_summary(const json& record, const std::vector<Eigen::MatrixXd>& chain
                     "q50", "q95", "mcse_mean", "ess_bulk", "ess_tail", "rhat");
   for (std::size_t k = 0; k < sums.size(); ++k) {
     const auto& s = sums[k];
-    os << fmt::format("{:>6} {:>10.4f} {:>10.4f} {:>10.4f} {:>10.4f} {:>10.4f} {:>10.4f} {:>9.0f} {:>9.0f} {:>7.3f}\n", k,
-                      s.mean, s.sd, s.q5, s.q50, s.q95, s.mcse_mean, s.ess_bulk, s.ess_tail, s.rhat);
+    os << fmt::format("{:>6} {} {} {} {} {} {} {} {} {}\n", k, cell(s.mean, 10, 4), cell(s.sd, 10, 4), cell(s.q5, 10, 4),
+                      cell(s.q50, 10, 4), cell(s.q95, 10, 4), cell(s.mcse_mean, 10, 4), cell(s.ess_bulk, 9, 0), cell(s.ess_tail, 9, 0),
+                      cell(s.rhat, 7, 3));
   }
   for (std::size_t i = 0; i < record_chains.size(); ++i) {
     const json& ch = record_chains[i];
