@@ -152,6 +152,16 @@ inline json score(const json& record, const Reference& ref, const Registry& regi
               {"ess_per_second", sampling > 0 ? json(min_ess / sampling) : json(nullptr)}, {"sampling_seconds", sampling},
               {"setup_seconds", setup},
               {"gradient_evals", evals}, {"ksd", nullptr}};
+  // A run whose chain failed (a divergence): its scores measure the failure, not the sampler, so the
+  // point carries the chain's error (the console prints it, the plot leaves the point out).
+  if (record["status"] == "error") {
+    out["error"] = "a chain stopped with an error";
+    for (const json& ch : record["chains"])
+      if (ch.contains("error") && ch["error"].is_string()) {
+        out["error"] = ch["error"];
+        break;
+      }
+  }
   if (ksd_draws == 0) {
     out["ksd_unavailable"] = "not computed: sweep.ksd_draws is 0";
     return out;

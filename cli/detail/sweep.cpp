@@ -22,7 +22,7 @@ Command add_sweep(CLI::App& app, Context& ctx) {
   struct Options {
     std::string config, out, svg;
     std::vector<std::string> reference;
-    std::string plot_x = "gradient_evals", plot_y = "max_z";
+    std::string plot_x = "step_size", plot_y = "max_z";
     double reference_seconds = 0;
   };
   auto o = std::make_shared<Options>();
@@ -30,9 +30,9 @@ Command add_sweep(CLI::App& app, Context& ctx) {
   sub->add_option("CONFIG", o->config, "run config with a \"sweep\" section (docs/samplers.md)")->required();
   sub->add_option("--reference", o->reference, "the reference: Stan CSV files (chains pooled) or a run record")->required()->delimiter(',');
   auto* output = sub->add_option("-o,--output", o->out, "where to write the scores (JSON)")->required();
-  sub->add_option("--svg", o->svg, "also plot bias against cost (one line per sampler) to this SVG file");
-  sub->add_option("--plot-x", o->plot_x, "the plot's cost axis: gradient_evals (default) or seconds (set-up and sampling)")
-      ->check(CLI::IsMember({"gradient_evals", "seconds"}));
+  sub->add_option("--svg", o->svg, "also plot bias against step size or cost (one line per sampler) to this SVG file");
+  sub->add_option("--plot-x", o->plot_x, "the plot's x axis: step_size (default), gradient_evals or seconds (set-up and sampling)")
+      ->check(CLI::IsMember({"step_size", "gradient_evals", "seconds"}));
   sub->add_option("--plot-y", o->plot_y, "the plot's error axis: max_z (default) or max_sd_error")->check(CLI::IsMember({"max_z", "max_sd_error"}));
   sub->add_option("--reference-seconds", o->reference_seconds,
                   "the reference's own wall time (NUTS's, say): each point's seconds as a fraction of it, and a line on a plot in seconds")
@@ -79,7 +79,9 @@ Command add_sweep(CLI::App& app, Context& ctx) {
             if (!o->svg.empty()) {
               run::AtomicFile file(o->svg);
               using Plot = run::output::SweepPlot;
-              file.write(run::output::sweep_svg(result, {o->plot_x == "seconds" ? Plot::Cost::seconds : Plot::Cost::gradient_evals,
+              file.write(run::output::sweep_svg(result, {o->plot_x == "seconds"          ? Plot::X::seconds
+                                                         : o->plot_x == "gradient_evals" ? Plot::X::gradient_evals
+                                                                                         : Plot::X::step_size,
                                                          o->plot_y == "max_z" ? Plot::Accuracy::max_z : Plot::Accuracy::max_sd_error}));
               file.commit();
             }

@@ -1,9 +1,12 @@
 #pragma once
-// The bias harness's plot (run/sweep.hpp): bias against cost, one line per sampler (and batch size),
-// its points in step-size order — x the gradient evaluations or the wall seconds (set-up plus
-// sampling), y the largest |z| of the means or the largest |sd ratio − 1| against the reference, both
-// on log scales — as a self-contained SVG (no plotting library needed). With x in seconds and the
-// reference's own wall time known (`sgmcmc sweep --reference-seconds`), a dashed vertical line marks it.
+// The bias harness's plot (run/sweep.hpp): bias against step size or cost, one line per sampler (and
+// batch size), its points in step-size order — x the step size (the default: a sweep's points of one
+// sampler often share a cost, since every step size runs the same steps, and stacked on one vertical
+// line), the gradient evaluations or the wall seconds (set-up plus sampling), y the largest |z| of the
+// means or the largest |sd ratio − 1| against the reference, both on log scales — as a self-contained
+// SVG (no plotting library needed). Points that failed (status not "ok") or whose values are not finite
+// are left out, and a note under the plot says how many. With x in seconds and the reference's own wall
+// time known (`sgmcmc sweep --reference-seconds`), a dashed vertical line marks it.
 #include <algorithm>
 #include <cmath>
 #include <map>
@@ -17,7 +20,7 @@ namespace sgmcmc::run::output {
 
 /// What the plot's axes show.
 struct SweepPlot {
-  enum class Cost { gradient_evals, seconds } x = Cost::gradient_evals;
+  enum class X { step_size, gradient_evals, seconds } x = X::step_size;
   enum class Accuracy { max_z, max_sd_error } y = Accuracy::max_z;
 };
 
@@ -27,13 +30,20 @@ inline std::string sweep_svg(const nlohmann::json& sweep, SweepPlot axes = {}) {
   };
   std::map<std::string, std::vector<Point>> lines;
   double xmin = INFINITY, xmax = -INFINITY, ymin = INFINITY, ymax = -INFINITY;
-  const bool seconds = axes.x == SweepPlot::Cost::seconds;
+  const bool seconds = axes.x == SweepPlot::X::seconds;
   const char* error = axes.y == SweepPlot::Accuracy::max_z ? "max_z" : "max_sd_error";
   const auto number = [](const nlohmann::json& p, const char* key) { return p.contains(key) && p[key].is_number() ? p[key].get<double>() : NAN; };
+  int left_out = 0;
   for (const auto& p : sweep["points"]) {
-    const double cost = seconds ? number(p, "setup_seconds") + number(p, "sampling_seconds") : number(p, "gradient_evals");
+    const double cost = axes.x == SweepPlot::X::step_size ? number(p, "step_size")
+                        : seconds                         ? number(p, "setup_seconds") + number(p, "sampling_seconds")
+                                                          : number(p, "gradient_evals");
     const double y = std::max(number(p, error), 1e-3);
-    if (!(cost > 0) || !std::isfinite(y)) continue;  // a failed point (NaN fails both)
+    // A failed point (a diverged chain: max_z 4.5e306 stretched the axis over 300 decades) or one not finite.
+    if (!(p.contains("status") && p["status"] == "ok") || !(cost > 0) || !std::isfinite(cost) || !std::isfinite(y)) {
+      ++left_out;
+      continue;
+    }
     std::string name = p["sampler"].get<std::string>();
     if (p["batch_size"].is_number()) name += fmt::format(", n = {}", p["batch_size"].get<std::uint64_t>());
     const Point q{std::log10(cost), std::log10(y), p["step_size"].get<double>()};
@@ -53,12 +63,17 @@ inline std::string sweep_svg(const nlohmann::json& sweep, SweepPlot axes = {}) {
                               W, H);
   s += fmt::format("<line x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"black\"/>\n", left, H - bottom, W - right, H - bottom);
   s += fmt::format("<line x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"black\"/>\n", left, top, left, H - bottom);
-  for (double e = xmin; e <= xmax + 1e-9; e += 1)
+  // At most about ten labels an axis: a label every `every` decades.
+  const double every_x = std::max(1.0, std::ceil((xmax - xmin) / 10)), every_y = std::max(1.0, std::ceil((ymax - ymin) / 10));
+  for (double e = xmin; e <= xmax + 1e-9; e += every_x)
     s += fmt::format("<text x=\"{:.1f}\" y=\"{}\" text-anchor=\"middle\">1e{}</text>\n", X(e), H - bottom + 18, static_cast<int>(e));
-  for (double e = ymin; e <= ymax + 1e-9; e += 1)
+  for (double e = ymin; e <= ymax + 1e-9; e += every_y)
     s += fmt::format("<text x=\"{}\" y=\"{:.1f}\" text-anchor=\"end\">1e{}</text>\n", left - 6, Y(e) + 4, static_cast<int>(e));
+  if (left_out > 0)
+    s += fmt::format("<text x=\"{}\" y=\"{}\" fill=\"#d62728\">{} point{} left out (failed, or not finite): see the scores</text>\n", left,
+                     H - 2, left_out, left_out == 1 ? "" : "s");
   s += fmt::format("<text x=\"{:.1f}\" y=\"{}\" text-anchor=\"middle\">{}</text>\n", (left + W - right) / 2, H - 15,
-                   seconds ? "wall seconds (set-up and sampling)" : "gradient evaluations");
+                   axes.x == SweepPlot::X::step_size ? "step size" : seconds ? "wall seconds (set-up and sampling)" : "gradient evaluations");
   s += fmt::format("<text x=\"18\" y=\"{:.1f}\" text-anchor=\"middle\" transform=\"rotate(-90 18 {:.1f})\">{}</text>\n",
                    (top + H - bottom) / 2, (top + H - bottom) / 2,
                    axes.y == SweepPlot::Accuracy::max_z ? "max |z| of the means (reference sds)" : "max |sd ratio − 1| against the reference");
