@@ -26,11 +26,7 @@ fs::path scratch() {
 }
 Result sgmcmc(const std::string& args) { return sgmcmc_test::cli::run_cli(scratch(), args); }
 
-json gaussian(std::uint64_t steps, std::uint64_t seed) {
-  return {{"sampler", {{"name", "sgld"}, {"step_size", 0.1}}},
-          {"target", {{"name", "gaussian"}, {"mean", {0}}}},
-          {"steps", steps}, {"burn_in", 100}, {"chains", 2}, {"seed", seed}};
-}
+json gaussian(std::uint64_t steps, std::uint64_t seed) { return sgmcmc_test::cli::sgld_gaussian_1d(steps, seed); }
 
 bool fifo_is_there(const fs::path& p) {
   struct ::stat st {};

@@ -92,6 +92,26 @@ void stop_repeatedly(const std::vector<std::string>& args, const std::vector<fs:
   MESSAGE(args[0], ", signal ", sig, ": ", as_were, " times the outputs as they were, ", complete, " times complete");
 }
 
+/// The outputs of `args` named after `base`, each holding an "old" text, and how long one whole run of
+/// `args` takes (timed once, undisturbed, over those outputs): what stop_repeatedly needs.
+struct OldOutputs {
+  std::vector<fs::path> files;
+  std::vector<std::string> old;
+  double span = 0;
+};
+OldOutputs old_outputs_and_span(const std::vector<std::string>& args, const std::string& base) {
+  OldOutputs o;
+  o.files = outputs(base);
+  for (const auto& f : o.files) o.old.push_back("old " + f.filename().string() + "\n");
+  for (std::size_t i = 0; i < o.files.size(); ++i) std::ofstream(o.files[i], std::ios::binary) << o.old[i];
+  const auto t0 = Clock::now();
+  const pid_t pid = sgmcmc_test::cli::spawn_cli(args);
+  REQUIRE(pid > 0);
+  REQUIRE(wait_bounded(pid) == 0);
+  o.span = std::chrono::duration<double>(Clock::now() - t0).count();
+  return o;
+}
+
 TEST_CASE("convert and thin stopped by SIGINT or SIGTERM at any moment: no temporary, the outputs all old or all complete") {
   // Catches: the default action of a signal ending convert or thin while NetCDF's named temporary (or
   // check_writable's probe) existed, leaving .NAME.nc.XXXXXX in the folder; a signal between two formats'
@@ -110,16 +130,11 @@ TEST_CASE("convert and thin stopped by SIGINT or SIGTERM at any moment: no tempo
     const std::string base = c.name + "_out";
     std::vector<std::string> args{c.name, record.string(), "--format", "json,csv,netcdf", "-o", (scratch() / (base + ".json")).string()};
     args.insert(args.end(), c.extra.begin(), c.extra.end());
-    const auto files = outputs(base);
-    std::vector<std::string> old;
-    for (const auto& f : files) old.push_back("old " + f.filename().string() + "\n");
-    for (std::size_t i = 0; i < files.size(); ++i) std::ofstream(files[i], std::ios::binary) << old[i];
     // A whole run, timed: the signals are spread over its length.
-    const auto t0 = Clock::now();
-    const pid_t pid = sgmcmc_test::cli::spawn_cli(args);
-    REQUIRE(pid > 0);
-    REQUIRE(wait_bounded(pid) == 0);
-    const double span = std::chrono::duration<double>(Clock::now() - t0).count();
+    const OldOutputs timed = old_outputs_and_span(args, base);  // (no structured binding: lambdas below take these)
+    const std::vector<fs::path>& files = timed.files;
+    const std::vector<std::string>& old = timed.old;
+    const double span = timed.span;
     std::vector<std::string> whole;
     for (const auto& f : files) whole.push_back(slurp(f));
     const auto as_whole = [&](std::size_t i, const std::string& now) {
@@ -155,15 +170,10 @@ TEST_CASE("run and resume with NetCDF stopped by one SIGINT or SIGTERM at any mo
     std::vector<std::string> args{command, "-q", command == "run" ? cfg.string() : start.string(), "--format", "json,csv,netcdf",
                                   "-o", (scratch() / (base + ".json")).string()};
     if (command == "resume") args.insert(args.end(), {"--steps", "20000"});
-    const auto files = outputs(base);
-    std::vector<std::string> old;
-    for (const auto& f : files) old.push_back("old " + f.filename().string() + "\n");
-    for (std::size_t i = 0; i < files.size(); ++i) std::ofstream(files[i], std::ios::binary) << old[i];
-    const auto t0 = Clock::now();
-    const pid_t pid = sgmcmc_test::cli::spawn_cli(args);
-    REQUIRE(pid > 0);
-    REQUIRE(wait_bounded(pid) == 0);
-    const double span = std::chrono::duration<double>(Clock::now() - t0).count();
+    const OldOutputs timed = old_outputs_and_span(args, base);  // (no structured binding: lambdas below take these)
+    const std::vector<fs::path>& files = timed.files;
+    const std::vector<std::string>& old = timed.old;
+    const double span = timed.span;
     stop_repeatedly(args, files, old, is_whole, SIGINT, 3, span);
     stop_repeatedly(args, files, old, is_whole, SIGTERM, 3, span);
   }

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <cstdlib>
+#include <cstdint>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -40,6 +41,13 @@ inline std::string slurp(const fs::path& p) {
   std::stringstream ss;
   ss << in.rdbuf();
   return ss.str();
+}
+
+/// SGLD at h = 0.1 on N(0, 1), two chains, burn-in 100: a small run whose outputs the output tests write.
+inline json sgld_gaussian_1d(std::uint64_t steps, std::uint64_t seed) {
+  return {{"sampler", {{"name", "sgld"}, {"step_size", 0.1}}},
+          {"target", {{"name", "gaussian"}, {"mean", {0}}}},
+          {"steps", steps}, {"burn_in", 100}, {"chains", 2}, {"seed", seed}};
 }
 
 /// Runs `sgmcmc ARGS` through the shell after `shell` (a prefix such as "cd D &&", "ulimit -f 200 &&",
