@@ -26,7 +26,6 @@ fs::path scratch() {
 }
 Result sgmcmc(const std::string& args) { return sgmcmc_test::cli::run_cli(scratch(), args); }
 
-json gaussian(std::uint64_t steps, std::uint64_t seed) { return sgmcmc_test::cli::sgld_gaussian_1d(steps, seed); }
 
 bool fifo_is_there(const fs::path& p) {
   struct ::stat st {};
@@ -37,7 +36,7 @@ TEST_CASE("a format's own file that is a FIFO or a folder, or one of the command
   // Catches: BASE_1.csv or BASE.nc being a FIFO or a folder found only when the writer was made (exit 1,
   // after the config was read), and a format's own file that is the config, the record, a data file
   // or another input being overwritten (only -o was compared with the inputs).
-  const auto cfg = sgmcmc_test::cli::write_json(scratch(), "own.json", gaussian(200, 1));
+  const auto cfg = sgmcmc_test::cli::write_json(scratch(), "own.json", sgmcmc_test::cli::sgld_gaussian_1d(200, 1));
   const fs::path fifo = scratch() / "own_out_1.csv";
   REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
   const fs::path out = scratch() / "own_out.json";
@@ -61,7 +60,7 @@ TEST_CASE("a format's own file that is a FIFO or a folder, or one of the command
   CHECK(fs::is_directory(scratch() / "own_out.nc"));
 
   // Inputs: the config named like BASE_1.csv, the record like BASE.nc, a data file like BASE_draws.csv.
-  const auto cfg_csv = sgmcmc_test::cli::write_json(scratch(), "in_1.csv", gaussian(200, 1));
+  const auto cfg_csv = sgmcmc_test::cli::write_json(scratch(), "in_1.csv", sgmcmc_test::cli::sgld_gaussian_1d(200, 1));
   const std::string cfg_text = slurp(cfg_csv);
   const Result a = sgmcmc(fmt::format("run -q '{}' -o '{}' --format json,csv", cfg_csv.string(), (scratch() / "in.json").string()));
   CHECK(a.code == 2);

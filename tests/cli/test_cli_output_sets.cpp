@@ -23,7 +23,6 @@ fs::path scratch() {
 }
 Result sgmcmc(const std::string& args) { return sgmcmc_test::cli::run_cli(scratch(), args); }
 
-json gaussian(std::uint64_t steps, std::uint64_t seed) { return sgmcmc_test::cli::sgld_gaussian_1d(steps, seed); }
 
 bool temporaries_left() {
   for (const auto& e : fs::directory_iterator(scratch()))
@@ -36,13 +35,13 @@ TEST_CASE("--format json,csv,draws_csv: a format that fails to write leaves ever
   // JSON record was renamed left a new record beside old CSV files (the README promises all or nothing).
   // The failure: a file-size limit (ulimit -f, SIGXFSZ ignored) between the JSON record's size and the
   // draws table's, measured on a first run, so that only the draws table fails, at its final write.
-  const auto first = sgmcmc_test::cli::write_json(scratch(), "first.json", gaussian(4100, 5));
+  const auto first = sgmcmc_test::cli::write_json(scratch(), "first.json", sgmcmc_test::cli::sgld_gaussian_1d(4100, 5));
   const fs::path out = scratch() / "set.json";
   REQUIRE(sgmcmc(fmt::format("run -q '{}' -o '{}' --format json,csv,draws_csv", first.string(), out.string())).code == 0);
   const auto json_size = fs::file_size(out), table_size = fs::file_size(scratch() / "set_draws.csv");
   REQUIRE(table_size > json_size + 8192);
   const std::string json_before = slurp(out), csv_before = slurp(scratch() / "set_1.csv");
-  const auto second = sgmcmc_test::cli::write_json(scratch(), "second.json", gaussian(4100, 6));
+  const auto second = sgmcmc_test::cli::write_json(scratch(), "second.json", sgmcmc_test::cli::sgld_gaussian_1d(4100, 6));
   const auto limit_kb = (json_size + table_size) / 2 / 1024;
   const std::string cmd = fmt::format("trap '' XFSZ; ulimit -f {}; exec '{}' run -q '{}' -o '{}' --format json,csv,draws_csv", limit_kb,
                                       SGMCMC_CLI, second.string(), out.string());
