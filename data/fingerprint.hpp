@@ -40,7 +40,7 @@ struct FileFingerprint {
   friend bool operator==(const FileFingerprint&, const FileFingerprint&) = default;
 };
 
-/// The fingerprint of a regular file, read through once in 1 MiB pieces (about 1 GB/s); none for a
+/// The fingerprint of a regular file, read through once in 1 MiB pieces (its speed not measured yet); none for a
 /// pipe, a device or anything else that cannot be read a second time as it was (a resume cannot check
 /// those). A file that cannot be read is an error naming it.
 inline std::optional<FileFingerprint> fingerprint_file(const std::filesystem::path& path) {
