@@ -20,16 +20,17 @@ namespace {
 // thread runs it. A chain that has stopped with an error is not advanced again.
 void advance_all(parallel::WorkerPool& pool, std::vector<std::unique_ptr<AnyChain>>& chains, std::vector<Draws>& draws,
                         std::vector<ChainStatus>& status, const std::vector<std::uint64_t>& steps, const Retention& keep,
-                        std::atomic<std::uint64_t>& done, const std::atomic<bool>* stop) {
+                        std::vector<ChainProgress>& progress, const std::atomic<bool>* stop) {
   // The library's one thread pool (modules/parallel/worker_pool.hpp): chain i is advanced by whichever
   // worker takes index i, and its result depends on i alone.
   auto work = [&](std::size_t i, unsigned /*worker*/) {
     if (!status[i].ok() || steps[i] == 0) return;
     try {
-      status[i] = chains[i]->advance(steps[i], keep, draws[i], &done, stop);
+      status[i] = chains[i]->advance(steps[i], keep, draws[i], &progress[i].steps, stop);
     } catch (const std::exception& e) {
       status[i].error = e.what();
     }
+    if (!status[i].ok()) progress[i].failed.store(true, std::memory_order_relaxed);
   };
   pool.for_each(chains.size(), work);
 }
@@ -90,13 +91,13 @@ std::vector<ChainStatus> advance_streaming(std::vector<std::unique_ptr<AnyChain>
   parallel::WorkerPool pool(threads_for(opt, c, layout, n));
   const std::uint64_t every = c.checkpoint_every;
   std::vector<std::uint64_t> at(n), round(n), mine(n);
-  std::uint64_t total = 0;
+  std::vector<ChainSpan> spans(n);
   for (std::size_t i = 0; i < n; ++i) {
     at[i] = chains[i]->steps_done();
-    if (layout.steps(i)) total += end[i] > at[i] ? end[i] - at[i] : 0;  // the bar counts this rank's chains
+    if (layout.steps(i)) spans[i] = {at[i], std::max(at[i], end[i])};  // the display shows this rank's chains
   }
-  std::atomic<std::uint64_t> done{0};
-  ProgressBar bar(opt.progress, total, done);
+  std::vector<ChainProgress> progress(n);
+  const ProgressDisplay display(opt.progress, progress, std::move(spans), keep.burn_in);
   // A round keeps about 4 MiB of draws per chain. Chains may start at different steps (a record of an
   // interrupted run): each has its own round ends, and a round of each keeps the same number of draws.
   const std::size_t width = static_cast<std::size_t>(header.dim()) + header.statistics.size() + 1;
@@ -112,7 +113,7 @@ std::vector<ChainStatus> advance_streaming(std::vector<std::unique_ptr<AnyChain>
       any = any || round[i] > 0;
     }
     if (!any) break;
-    advance_all(pool, chains, draws, status, mine, keep, done, opt.stop);
+    advance_all(pool, chains, draws, status, mine, keep, progress, opt.stop);
     bool stop = opt.stop && opt.stop->load();
     if (rounds) stop = rounds->exchange(chains, draws, status, at, stop);
     else
