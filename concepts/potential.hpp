@@ -39,6 +39,15 @@ concept PotentialWithValue = Potential<P, Point> && requires(const P p, const Po
   p.exact_gradient(x, g);
 };
 
+/// Optional: the pointwise log-likelihood of a data target, log p(y_i | x) for its `examples()`
+/// examples i, written into `out` (size examples()), every constant included: what PSIS-LOO and WAIC
+/// read (docs/run-format.md, "Pointwise log-likelihood"). Not scaled by a temperature.
+template <class P, class Point = Eigen::VectorXd>
+concept PotentialWithPointwiseLikelihood = Potential<P, Point> && requires(const P p, const Point& x, Eigen::Ref<Eigen::VectorXd> out) {
+  { p.examples() } -> std::convertible_to<Eigen::Index>;
+  p.log_likelihood(x, out);
+};
+
 /// Optional: U(x) and ∇U(x) together (`value_and_gradient(x, g)` returns U and writes ∇U), for a
 /// potential that gets both from one evaluation — a data target's full-data pass reads the data once
 /// instead of twice. The mode search (modules/optimize/mode.hpp) takes it when offered.

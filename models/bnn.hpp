@@ -170,6 +170,8 @@ struct BasicBnn {
     forward(weights(th), x, a, p);
     return -std::log(static_cast<double>(p(data->y[static_cast<Eigen::Index>(i)], 0)));
   }
+  /// log p(y_i | x_i, θ), the softmax probability of the label (pointwise log-likelihood, for LOO).
+  double example_log_likelihood(const Eigen::VectorXd& th, std::size_t i) const { return -example_value(th, i); }
 
   /// λ_l | θ ~ Gamma(1 + n_l/2, rate 1 + ‖θ_l‖²/2) for each layer (weights and biases together).
   template <class R>

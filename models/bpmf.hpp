@@ -9,6 +9,7 @@
 #include <cmath>
 #include <cstdint>
 #include <memory>
+#include <numbers>
 
 #include <Eigen/Core>
 
@@ -70,6 +71,10 @@ struct Bpmf {
   double example_value(const Eigen::VectorXd& th, std::size_t k) const {
     const double e = predict(th, ratings->user[k], ratings->item[k]) - ratings->rating[k];
     return 0.5 * tau * e * e;
+  }
+  /// log N(r_k | prediction, 1/τ), every constant included (pointwise log-likelihood, for LOO).
+  double example_log_likelihood(const Eigen::VectorXd& th, std::size_t k) const {
+    return -example_value(th, k) + 0.5 * std::log(tau / (2 * std::numbers::pi));
   }
 
   /// The Gibbs step for the precisions given θ: λ | block ~ Gamma(1 + n/2, rate 1 + ‖block‖²/2), the

@@ -112,6 +112,9 @@ struct LogisticRegression {
     return softplus - data->y[static_cast<Eigen::Index>(i)] * z;
   }
 
+  /// log p(y_i | x_i, θ), every constant included (pointwise log-likelihood, for LOO).
+  double example_log_likelihood(const Eigen::VectorXd& theta, std::size_t i) const { return -example_value(theta, i); }
+
   /// Gathers the batch's examples into batch.x (d × n) and sets batch.r = σ(X_bᵀθ) − y_b.
   void gather_residuals(const Eigen::VectorXd& theta, const std::vector<std::size_t>& idx) const {
     const auto n = static_cast<Eigen::Index>(idx.size());

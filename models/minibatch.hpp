@@ -32,6 +32,13 @@ concept DataModel = requires(const M m, const Eigen::VectorXd& x, Eigen::VectorX
   m.add_example_gradient(x, i, g, s);
 };
 
+/// Optional: `example_log_likelihood(θ, i)` = log p(y_i | θ) of example i with every constant included,
+/// for the pointwise log-likelihood an output writes on request (PSIS-LOO, WAIC; docs/run-format.md).
+template <class M>
+concept PointwiseLikelihoodModel = DataModel<M> && requires(const M m, const Eigen::VectorXd& x, std::size_t i) {
+  { m.example_log_likelihood(x, i) } -> std::convertible_to<double>;
+};
+
 enum class Sampling { with_replacement, without_replacement, time_ordered };
 
 /// Optional, for models whose batch gradient is one matrix product rather than a loop over examples

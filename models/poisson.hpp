@@ -54,6 +54,8 @@ struct PoissonRegression {
     const double y = data->y[k];
     return std::exp(z) - y * z + std::lgamma(y + 1.0);
   }
+  /// log p(y_i | x_i, θ), every constant included (pointwise log-likelihood, for LOO).
+  double example_log_likelihood(const Eigen::VectorXd& theta, std::size_t i) const { return -example_value(theta, i); }
 
   /// The Poisson mean exp(θᵀx) for a feature vector x.
   template <class V>

@@ -67,6 +67,8 @@ class AnyChain {
   virtual json diagnostics(Eigen::Index momentum_dim) const = 0;
   virtual std::uint64_t steps_done() const = 0;
   virtual const Eigen::VectorXd& position() const = 0;
+  /// The chain's own copy of the target (for what is computed from its draws: the pointwise log-likelihood).
+  virtual const AnyTarget& target() const = 0;
 };
 
 /// The concrete chain behind an AnyChain: sampler S on the run layer's AnyTarget.
@@ -148,6 +150,7 @@ class ChainModel final : public AnyChain {
   }
   std::uint64_t steps_done() const override { return chain_.steps_done; }
   const Eigen::VectorXd& position() const override { return chain_.position(); }
+  const AnyTarget& target() const override { return chain_.potential; }
 
  private:
   Chain<S, AnyTarget> chain_;

@@ -57,6 +57,7 @@ class AnyTarget {
     has_noise_estimate_ = PotentialWithNoiseEstimate<P>;
     has_state_ = TargetWithState<P>;
     dirichlet_ = DirichletType<P>;
+    if constexpr (PotentialWithPointwiseLikelihood<P>) examples_ = static_cast<const Model<P>&>(*self_).p.examples();
     // Separable only without added noise: the noise is drawn from the engine, and a separable
     // gradient draws nothing (concepts/potential.hpp).
     if constexpr (SeparablePotential<P>) separable_ = grad_noise == 0.0 && static_cast<const Model<P>&>(*self_).p.is_separable();
@@ -66,7 +67,7 @@ class AnyTarget {
         inverse_temperature_(o.inverse_temperature_),
         has_value_(o.has_value_),
         has_noise_estimate_(o.has_noise_estimate_), has_state_(o.has_state_), dirichlet_(o.dirichlet_),
-        separable_(o.separable_) {}
+        separable_(o.separable_), examples_(o.examples_) {}
   AnyTarget(AnyTarget&&) noexcept = default;
   AnyTarget& operator=(const AnyTarget& o) {
     if (this != &o) *this = AnyTarget(o);
@@ -104,6 +105,14 @@ class AnyTarget {
   bool has_noise_estimate() const { return has_noise_estimate_; }  ///< per-example gradients (empirical Fisher)
   bool has_state() const { return has_state_; }                    ///< a state saved with the chain
   bool is_dirichlet_type() const { return dirichlet_; }
+  /// The examples of a data target with a pointwise log-likelihood (PotentialWithPointwiseLikelihood);
+  /// 0 for any other target.
+  Eigen::Index examples() const { return examples_; }
+  /// log p(y_i | x) for each example i (out: size examples()); untempered: the model's likelihood.
+  void log_likelihood(const Eigen::VectorXd& x, Eigen::Ref<Eigen::VectorXd> out) const {
+    if (examples_ == 0) throw Error("/log_likelihood: this target has no pointwise log-likelihood");
+    self_->log_likelihood(x, out);
+  }
   /// ∂_i U depends on x_i alone and the gradient draws nothing (SeparablePotential): samplers may
   /// compute it chunk by chunk inside their sweep, through one indirect call per chunk.
   bool is_separable() const { return separable_; }
@@ -170,6 +179,7 @@ class AnyTarget {
     virtual void gradient_and_variance(const Eigen::VectorXd&, Eigen::VectorXd&, Eigen::VectorXd&, random::Stream&) const = 0;
     virtual double value(const Eigen::VectorXd& x) const = 0;
     virtual void exact_gradient(const Eigen::VectorXd& x, Eigen::VectorXd& g) const = 0;
+    virtual void log_likelihood(const Eigen::VectorXd& x, Eigen::Ref<Eigen::VectorXd> out) const = 0;
     virtual const Eigen::VectorXd& concentration(random::Stream& rng) const = 0;
     virtual bool singular_at_faces() const = 0;
     virtual void partial(Eigen::Index begin, Eigen::Index end, const double* x, double* g) const = 0;
@@ -199,6 +209,9 @@ class AnyTarget {
     }
     void exact_gradient(const Eigen::VectorXd& x, Eigen::VectorXd& g) const override {
       if constexpr (PotentialWithValue<P>) p.exact_gradient(x, g);
+    }
+    void log_likelihood(const Eigen::VectorXd& x, Eigen::Ref<Eigen::VectorXd> out) const override {
+      if constexpr (PotentialWithPointwiseLikelihood<P>) p.log_likelihood(x, out);
     }
     const Eigen::VectorXd& concentration(random::Stream& rng) const override {
       if constexpr (DirichletType<P>) return p.concentration(rng);
@@ -235,10 +248,11 @@ class AnyTarget {
   schedule::Temperature temperature_;  ///< T, or its schedule
   double inverse_temperature_ = 1.0;   ///< 1/T of the current step
   bool has_value_ = false, has_noise_estimate_ = false, has_state_ = false, dirichlet_ = false, separable_ = false;
+  Eigen::Index examples_ = 0;
   mutable Eigen::VectorXd noise_;  ///< scratch for the gradient noise (one target per chain)
 };
 
 static_assert(PotentialWithValue<AnyTarget> && PotentialWithNoiseEstimate<AnyTarget> && SeparablePotential<AnyTarget> &&
-              ScheduledPotential<AnyTarget>);
+              ScheduledPotential<AnyTarget> && PotentialWithPointwiseLikelihood<AnyTarget>);
 
 }  // namespace sgmcmc::run

@@ -29,6 +29,7 @@ struct RunConfig {
   std::uint64_t chains = 1;
   std::uint64_t seed = 0;
   bool log_density = false;           ///< record lp = −U(x) with each kept draw (the target's exact value)
+  bool log_likelihood = false;        ///< write log p(y_i | x) of every example with each kept draw (data targets)
   std::vector<Eigen::VectorXd> init;  ///< empty: a random point per chain; else one per chain
   std::uint64_t max_dimension = 10'000'000;  ///< the largest ambient dimension accepted (see below)
   int shards = 1;                     ///< `distributed.shards`: ranks per chain group (docs/distributed.md)
@@ -204,6 +205,11 @@ inline RunConfig parse_config(const json& j, const Registry& registry, const Pla
   c.checkpoint_every = f.count("checkpoint_every", 0, 0);
   if (c.log_density && !c.target.target.has_value())
     fail(f.at("log_density"), fmt::format("target '{}' has no exact log density to record", c.target.kind));
+  c.log_likelihood = f.boolean("log_likelihood", false);
+  if (c.log_likelihood && c.target.target.examples() == 0)
+    fail(f.at("log_likelihood"), fmt::format("target '{}' has no pointwise log-likelihood to write (the data targets logistic, "
+                                             "poisson, bnn and bpmf have one; a sharded run, distributed.shards > 1, has none)",
+                                             c.target.kind));
   json resolved_init;
   if (const json* init = f.find("init")) {
     auto on_manifold = [&](Eigen::VectorXd x, const std::string& path) {
@@ -244,6 +250,7 @@ inline RunConfig parse_config(const json& j, const Registry& registry, const Pla
   c.resolved = {{"sampler", c.sampler.resolved}, {"manifold", c.manifold.resolved}, {"target", c.target.resolved},
                 {"steps", c.steps}, {"burn_in", c.burn_in}, {"thin", c.thin}, {"chains", c.chains}, {"seed", c.seed}};
   if (c.log_density) c.resolved["log_density"] = true;
+  if (c.log_likelihood) c.resolved["log_likelihood"] = true;
   if (c.max_dimension != default_max_dimension) c.resolved["max_dimension"] = c.max_dimension;
   if (f.find("distributed")) c.resolved["distributed"] = {{"shards", c.shards}};
   if (c.checkpoint_every > 0) c.resolved["checkpoint_every"] = c.checkpoint_every;

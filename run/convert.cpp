@@ -9,6 +9,7 @@
 #include <sgmcmc/run/make_chain.hpp>
 #include <sgmcmc/run/output/json_record.hpp>
 #include <sgmcmc/run/record_schema.hpp>
+#include <sgmcmc/run/log_likelihood.hpp>
 
 namespace sgmcmc::run {
 
@@ -33,7 +34,7 @@ void convert(const std::string& path, const Registry& registry, std::span<output
   header.expected_draws = longest;
   for (output::Writer* w : writers) w->begin(header);
   {
-    output::BlockBuffer buffer(writers, header);
+    output::BlockBuffer buffer(writers, header, log_likelihood_of(chain->target(), header.dim()));
     std::vector<std::uint64_t> seen(c.chains, 0);
     output::read_record(path, [&](const output::RecordDraw& d) {
       if (d.chain >= c.chains) return;

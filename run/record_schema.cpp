@@ -60,6 +60,7 @@ output::RunHeader header_of(const RunConfig& c, const AnyChain& chain, std::uint
   else h.shape = {chain.position().size()};
   h.statistics = chain.statistics().ordered();
   h.has_lp = c.log_density;
+  h.log_likelihood = c.log_likelihood ? c.target.target.examples() : 0;
   h.expected_draws = c.retention.kept_by(total_steps);
   h.library_version = sgmcmc::version;
   return h;

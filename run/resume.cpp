@@ -12,6 +12,7 @@
 #include <sgmcmc/run/output/json_record.hpp>
 #include <sgmcmc/run/record_schema.hpp>
 #include <sgmcmc/run/streaming.hpp>
+#include <sgmcmc/run/log_likelihood.hpp>
 
 namespace sgmcmc::run {
 
@@ -163,7 +164,7 @@ json resume_from(const std::string& source, const std::function<const json&(std:
   std::vector<std::uint64_t> kept(c.chains, 0);
   if (writers.empty()) kept.assign(held.begin(), held.end());
   else {
-    output::BlockBuffer buffer(writers, header);
+    output::BlockBuffer buffer(writers, header, log_likelihood_of(chains.front()->target(), header.dim()));
     replay(header.dim(), [&](const output::RecordDraw& d) {
       if (d.chain >= c.chains) return;
       check_width(d, header, kept[d.chain]);

@@ -17,6 +17,7 @@
 #include <fmt/format.h>
 
 #include <sgmcmc/modules/diagnostics/stein.hpp>
+#include <sgmcmc/run/log_likelihood.hpp>
 #include <sgmcmc/run/data_files.hpp>
 #include <sgmcmc/run/make_chain.hpp>
 #include <sgmcmc/run/runner.hpp>
@@ -191,7 +192,7 @@ inline json thin(const std::string& path, std::size_t m, const Registry& registr
                   {"indices", json::array()}, {"ksd_before", json::array()}, {"ksd_after", json::array()}};
   for (output::Writer* w : writers) w->begin(header);
   {
-    output::BlockBuffer buffer(writers, header);
+    output::BlockBuffer buffer(writers, header, log_likelihood_of(chain->target(), d));
     for (std::size_t ch = 0; ch < record["chains"].size(); ++ch) {
       const std::size_t n = ch < values.size() ? values[ch].size() / static_cast<std::size_t>(d) : 0;
       if (n == 0) {

@@ -9,6 +9,7 @@
 
 #include <sgmcmc/modules/parallel/worker_pool.hpp>
 #include <sgmcmc/run/distributed/rounds.hpp>
+#include <sgmcmc/run/log_likelihood.hpp>
 #include <sgmcmc/run/progress.hpp>
 #include <sgmcmc/run/record_schema.hpp>
 
@@ -100,7 +101,8 @@ std::vector<ChainStatus> advance_streaming(std::vector<std::unique_ptr<AnyChain>
   const ProgressDisplay display(opt.progress, progress, std::move(spans), keep.burn_in);
   // A round keeps about 4 MiB of draws per chain. Chains may start at different steps (a record of an
   // interrupted run): each has its own round ends, and a round of each keeps the same number of draws.
-  const std::size_t width = static_cast<std::size_t>(header.dim()) + header.statistics.size() + 1;
+  const std::size_t width = static_cast<std::size_t>(header.dim() + header.log_likelihood) + header.statistics.size() + 1;
+  std::vector<std::vector<double>> log_lik(header.log_likelihood > 0 ? n : 0);
   const std::uint64_t rows_per_round = std::max<std::uint64_t>(1, (std::uint64_t{1} << 22) / (8 * width));
   interrupted = false;
   for (;;) {
@@ -118,15 +120,25 @@ std::vector<ChainStatus> advance_streaming(std::vector<std::unique_ptr<AnyChain>
     if (rounds) stop = rounds->exchange(chains, draws, status, at, stop);
     else
       for (std::size_t i = 0; i < n; ++i) at[i] = chains[i]->steps_done();
+    // The round's pointwise log-likelihoods, where the draws are written (rank 0 of an MPI run, after
+    // the exchange), chain i's from its own copy of the target, on the pool's threads.
+    if (!log_lik.empty() && (!rounds || rounds->root())) {
+      auto compute = [&](std::size_t i, unsigned) {
+        append_log_likelihood(chains[i]->target(), draws[i].values, header.dim(), log_lik[i]);
+      };
+      pool.for_each(n, compute);
+    }
     bool at_checkpoint = false, running = false;
     for (std::size_t i = 0; i < n; ++i) {
       at_checkpoint = at_checkpoint || (every && round[i] > 0 && at[i] % every == 0);
       running = running || (status[i].ok() && at[i] < end[i]);
       if (draws[i].stats.empty()) continue;
-      const output::DrawBlock block{i, header.dim(), draws[i].values, draws[i].stats, draws[i].lp};
+      const output::DrawBlock block{i, header.dim(), draws[i].values, draws[i].stats, draws[i].lp,
+                                    log_lik.empty() ? std::span<const double>() : log_lik[i]};
       for (output::Writer* w : writers) w->append(block);
       kept[i] += draws[i].stats.size();
       draws[i].clear();
+      if (!log_lik.empty()) log_lik[i].clear();
     }
     if (stop) {
       interrupted = true;

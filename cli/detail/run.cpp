@@ -21,6 +21,7 @@ Command add_run(CLI::App& app, Context& ctx) {
   struct Options {
     std::string config_path, out_path;
     bool print_default = false;
+    bool log_likelihood = false;
   };
   auto o = std::make_shared<Options>();
   auto* sub = app.add_subcommand("run", "Run a JSON config (no CONFIG: " + ctx.program.default_config_note + ") and write a run record");
@@ -28,6 +29,8 @@ Command add_run(CLI::App& app, Context& ctx) {
   auto* output = sub->add_option("-o,--output", o->out_path, "where to write the JSON run record");
   sub->add_option("--threads", ctx.opt.threads, "threads for the chains (default: one per core; at most four per core, or 64)");
   sub->add_flag("--print-default-config", o->print_default, "print the default config and exit");
+  sub->add_flag("--log-likelihood", o->log_likelihood,
+                "write each kept draw's pointwise log-likelihood (a data target's; in CSV and NetCDF): the config's \"log_likelihood\": true");
   sub->add_flag("-q,--quiet", ctx.quiet, "print nothing but errors");
   add_format_option(*sub, ctx);
   return {sub, output, /*over_ranks=*/true, [&ctx, o] {
@@ -46,7 +49,8 @@ Command add_run(CLI::App& app, Context& ctx) {
               std::cerr << fmt::format("{}: error: {}\n", name, *e);
               return 2;
             }
-            const run::json config = o->config_path.empty() ? ctx.program.default_config : run::read_json_file(o->config_path);
+            run::json config = o->config_path.empty() ? ctx.program.default_config : run::read_json_file(o->config_path);
+            if (o->log_likelihood && config.is_object()) config["log_likelihood"] = true;
             if (const auto e = output_overlap(outputs, data_files(config))) {  // before any data is read
               std::cerr << fmt::format("{}: error: {}\n", name, *e);
               return 2;

@@ -47,6 +47,8 @@ class DrawsCsvWriter final : public Writer {
     for (const Statistic* s : statistics_) fmt::format_to(std::back_inserter(line), ",{}__", s->name);
     has_lp_ = header.has_lp;
     if (has_lp_) line += ",lp__";
+    log_lik_ = static_cast<std::size_t>(header.log_likelihood);
+    for (std::size_t i = 1; i <= log_lik_; ++i) fmt::format_to(std::back_inserter(line), ",log_lik[{}]", i);
     file_.write(line + '\n');
     dim_ = header.dim();
     iterations_.assign(header.chains, 0);
@@ -59,12 +61,15 @@ class DrawsCsvWriter final : public Writer {
             "{}: {} draws of {} values in {} numbers, the header says {} values", file_.path(), block.rows(), block.dim,
             block.values.size(), dim_);
     require(!has_lp_ || block.lp.size() == block.rows(), "{}: {} draws with {} lp values", file_.path(), block.rows(), block.lp.size());
+    require(block.log_lik.size() == block.rows() * log_lik_, "{}: {} draws with {} log-likelihood values, the header says {} per draw",
+            file_.path(), block.rows(), block.log_lik.size(), log_lik_);
     text_.clear();
     for (std::size_t i = 0; i < block.rows(); ++i) {
       fmt::format_to(std::back_inserter(text_), "{},{},{}", block.chain + 1, ++iterations_[block.chain], ++rows_);
       for (double v : block.row(i)) put(v);
       for (const Statistic* s : statistics_) put(s->get(block.stats[i]));
       if (has_lp_) put(block.lp[i]);
+      for (double v : block.log_lik.subspan(i * log_lik_, log_lik_)) put(v);
       text_ += '\n';
     }
     file_.write(text_);
@@ -85,6 +90,7 @@ class DrawsCsvWriter final : public Writer {
   AtomicFile file_;
   std::vector<const Statistic*> statistics_;
   bool has_lp_ = false;
+  std::size_t log_lik_ = 0;  ///< pointwise log-likelihood values per draw
   Eigen::Index dim_ = 0;
   std::vector<std::uint64_t> iterations_;  ///< per chain: the draws written so far
   std::uint64_t rows_ = 0;

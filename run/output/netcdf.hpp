@@ -160,6 +160,7 @@ class NetcdfWriter final : public Writer {
     chains_ = header.chains;
     expected_draws_ = header.expected_draws;
     has_lp_ = header.has_lp;
+    log_lik_size_ = header.log_likelihood;
     written_.assign(chains_, 0);
     // netCDF creates the file by name: it replaces the empty temporary AtomicFile made beside the
     // target (truncating it in place, so it keeps the temporary's permissions).
@@ -178,6 +179,8 @@ class NetcdfWriter final : public Writer {
     require(block.values.size() == rows * static_cast<std::size_t>(dim_),
             "{}: a block of {} draws has {} values, not {}", path(), rows, block.values.size(), rows * static_cast<std::size_t>(dim_));
     require(!has_lp_ || block.lp.size() == rows, "{}: a block of {} draws has {} lp values", path(), rows, block.lp.size());
+    require(block.log_lik.size() == rows * static_cast<std::size_t>(log_lik_size_),
+            "{}: a block of {} draws has {} log-likelihood values, not {} per draw", path(), rows, block.log_lik.size(), log_lik_size_);
     const std::uint64_t offset = written_[block.chain];
     if (offset + rows > expected_draws_)
       throw Error(fmt::format("{}: chain {} would keep {} draws, more than the {} the run announced", path(), block.chain,
@@ -187,6 +190,8 @@ class NetcdfWriter final : public Writer {
       put_draws(block, offset);
       put_statistics(block, offset);
       if (has_lp_) lp_.putVar({block.chain, offset}, {1, rows}, block.lp.data());
+      if (log_lik_size_ > 0)
+        log_lik_.putVar({block.chain, offset, 0}, {1, rows, static_cast<std::size_t>(log_lik_size_)}, block.log_lik.data());
       cover_draws(offset + rows);
     }, netcdf_detail::write_failed);
     written_[block.chain] = offset + rows;
@@ -248,6 +253,19 @@ class NetcdfWriter final : public Writer {
     netcdf_detail::set_chunks(x_, chunk);
     netcdf_detail::cache_a_chunk_per_chain(x_, chains_, chunk[1] * static_cast<std::size_t>(dim_) * sizeof(double));
     x_.setFill(true, std::numeric_limits<double>::quiet_NaN());
+
+    // The pointwise log-likelihood (config "log_likelihood": true): ArviZ's `log_likelihood` group,
+    // which az.loo and az.waic read; named log_lik, as Stan's CSV column.
+    if (log_lik_size_ > 0) {
+      netCDF::NcGroup group = root.addGroup("log_likelihood");
+      put_group_attributes(group, header, created_at);
+      std::vector<netCDF::NcDim> ll_dims = sample_dims(group);
+      const auto n = static_cast<std::size_t>(log_lik_size_);
+      ll_dims.push_back(netcdf_detail::add_indexed_dim(group, "log_lik_dim_0", n));
+      const std::vector<std::size_t> ll_chunk{1, netcdf_detail::draws_per_chunk(n, expected_draws_), n};
+      log_lik_ = add_real(group, "log_lik", ll_dims, ll_chunk);
+      netcdf_detail::cache_a_chunk_per_chain(log_lik_, chains_, ll_chunk[1] * n * sizeof(double));
+    }
 
     netCDF::NcGroup stats = root.addGroup("sample_stats");
     put_group_attributes(stats, header, created_at);
@@ -459,7 +477,8 @@ class NetcdfWriter final : public Writer {
   std::uint64_t draws_covered_ = 0;                ///< the length of `draw`: the most draws any chain wrote
   std::vector<netCDF::NcVar> draw_coordinates_;  ///< `draw` of each group
   bool has_lp_ = false;
-  netCDF::NcVar x_, lp_, draws_kept_, chain_status_, chain_error_;
+  Eigen::Index log_lik_size_ = 0;  ///< pointwise log-likelihood values per draw (0: none)
+  netCDF::NcVar x_, lp_, log_lik_, draws_kept_, chain_status_, chain_error_;
   std::vector<StatisticVar> statistics_;
   std::vector<std::uint64_t> written_;  ///< draws written per chain: the next block's offset
   // Scratch for one block's values in netCDF's order (never the run's).

@@ -107,6 +107,7 @@ class StanCsvWriter final : public Writer {
                         header.shape.size());
     dim_ = header.dim();
     has_lp_ = header.has_lp;
+    log_lik_ = header.log_likelihood;
     // stepsize__, accept_stat__ and divergent__ are columns of every Stan CSV; the sampler's other
     // statistics follow them.
     for (const Statistic* s : header.statistics) {
@@ -132,6 +133,8 @@ class StanCsvWriter final : public Writer {
                         block.dim, block.values.size(), dim_);
     require(!has_lp_ || block.lp.size() == block.rows(),
             "{}: {} draws with {} lp values", base_, block.rows(), block.lp.size());
+    require(block.log_lik.size() == block.rows() * static_cast<std::size_t>(log_lik_),
+            "{}: {} draws with {} log-likelihood values, the header says {} per draw", base_, block.rows(), block.log_lik.size(), log_lik_);
     std::string text;
     for (std::size_t i = 0; i < block.rows(); ++i) put_row(text, block, i);
     files_[block.chain].write(text);
@@ -207,6 +210,8 @@ class StanCsvWriter final : public Writer {
       out += ',';
       out += name;
     }
+    // The pointwise log-likelihood as Stan's generated quantity `log_lik` (loo's and cmdstanr's name).
+    for (Eigen::Index i = 1; i <= log_lik_; ++i) fmt::format_to(std::back_inserter(out), ",log_lik.{}", i);
     out += '\n';
     return out;
   }
@@ -234,6 +239,10 @@ class StanCsvWriter final : public Writer {
         put_number(out, v);
     }
     for (double v : block.row(i)) {
+      out += ',';
+      put_number(out, v);
+    }
+    for (double v : block.log_lik.subspan(i * static_cast<std::size_t>(log_lik_), static_cast<std::size_t>(log_lik_))) {
       out += ',';
       put_number(out, v);
     }
@@ -274,6 +283,7 @@ class StanCsvWriter final : public Writer {
   std::vector<std::string> names_;
   std::vector<const Statistic*> extra_;  ///< the sampler's statistics after the three every Stan CSV has
   Eigen::Index dim_ = 0;
+  Eigen::Index log_lik_ = 0;  ///< pointwise log-likelihood values per draw (log_lik.1, …)
   bool has_lp_ = false;
   bool declares_step_size_ = false;
   double configured_step_size_ = std::numeric_limits<double>::quiet_NaN();  ///< NaN: a schedule, or none

@@ -11,6 +11,7 @@
 // under its `--format` name (run/output/formats.hpp, builtin_formats.hpp); a user's own tool registers
 // its own (examples/custom_cli/table_format.hpp).
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string_view>
 #include <span>
@@ -37,6 +38,8 @@ struct RunHeader {
   std::vector<Eigen::Index> shape;    ///< a draw's shape: {d}, or {n, p} on a matrix manifold (flattened column-major)
   std::vector<const Statistic*> statistics;  ///< the sampler's per-draw statistics, as it declares them (Statistics::ordered)
   bool has_lp = false;                ///< draws carry lp = −U(x) (config "log_density": true)
+  /// N > 0: each draw carries log p(y_i | x) of the target's N examples (config "log_likelihood": true)
+  Eigen::Index log_likelihood = 0;
   std::uint64_t expected_draws = 0;   ///< kept draws per chain when no chain stops early (a chain may keep fewer)
   std::string library_version;
 
@@ -48,13 +51,15 @@ struct RunHeader {
 };
 
 /// One chain's next kept draws: `rows` draws, row-major (`dim` values each), the step statistics of
-/// each, and lp = −U(x) of each when the header says so (else empty).
+/// each, lp = −U(x) of each when the header says so (else empty), and the pointwise log-likelihood of
+/// each when the header's `log_likelihood` N > 0 (N values per draw, row-major; else empty).
 struct DrawBlock {
   std::size_t chain = 0;
   Eigen::Index dim = 0;
   std::span<const double> values;
   std::span<const StepInfo> stats;
   std::span<const double> lp;
+  std::span<const double> log_lik;
   std::size_t rows() const { return stats.size(); }
   std::span<const double> row(std::size_t i) const {
     return values.subspan(i * static_cast<std::size_t>(dim), static_cast<std::size_t>(dim));
@@ -109,12 +114,19 @@ inline void finish_all(std::span<Writer* const> writers, const json& record) {
   }
 }
 
+/// Computes the pointwise log-likelihood of a chain's draws (row-major, the header's dim each), appending
+/// the header's `log_likelihood` values per draw to `out` (run/log_likelihood.hpp).
+using LogLikelihoodOf = std::function<void(std::size_t chain, std::span<const double> values, std::vector<double>& out)>;
+
 /// Hands draws to writers in blocks of at most `capacity` rows per chain (for draws that arrive one by
-/// one: a record read back, a conversion).
+/// one: a record read back, a conversion), with their pointwise log-likelihood from `log_lik` when the
+/// header asks for it (a record does not keep it: it is computed again from the draws and the data).
 class BlockBuffer {
  public:
-  BlockBuffer(std::span<Writer* const> writers, const RunHeader& header, std::size_t capacity = 4096)
-      : writers_(writers), header_(header), capacity_(capacity) {}
+  BlockBuffer(std::span<Writer* const> writers, const RunHeader& header, LogLikelihoodOf log_lik = {}, std::size_t capacity = 4096)
+      : writers_(writers), header_(header), log_lik_of_(std::move(log_lik)), capacity_(capacity) {
+    require(header.log_likelihood == 0 || log_lik_of_, "the run's pointwise log-likelihood needs its target");
+  }
   void add(std::size_t chain, std::span<const double> values, const StepInfo& info, double lp) {
     if (chain != chain_) flush();
     chain_ = chain;
@@ -125,20 +137,23 @@ class BlockBuffer {
   }
   void flush() {
     if (stats_.empty()) return;
-    const DrawBlock block{chain_, header_.dim(), values_, stats_, lp_};
+    if (header_.log_likelihood > 0) log_lik_of_(chain_, values_, log_lik_);
+    const DrawBlock block{chain_, header_.dim(), values_, stats_, lp_, log_lik_};
     for (Writer* w : writers_) w->append(block);
     values_.clear();
     stats_.clear();
     lp_.clear();
+    log_lik_.clear();
   }
   const RunHeader& header() const { return header_; }
 
  private:
   std::span<Writer* const> writers_;
   const RunHeader& header_;
+  LogLikelihoodOf log_lik_of_;
   std::size_t capacity_;
   std::size_t chain_ = 0;
-  std::vector<double> values_, lp_;
+  std::vector<double> values_, lp_, log_lik_;
   std::vector<StepInfo> stats_;
 };
 

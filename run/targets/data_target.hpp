@@ -158,6 +158,18 @@ struct DataTarget {
   {
     return sum(potential.value(x));
   }
+  /// The pointwise log-likelihood over every example (PotentialWithPointwiseLikelihood). A sharded
+  /// target's model (models::Shard) holds a part of the examples and has none.
+  Eigen::Index examples() const
+    requires models::PointwiseLikelihoodModel<Model>
+  {
+    return static_cast<Eigen::Index>(model().size());
+  }
+  void log_likelihood(const Eigen::VectorXd& x, Eigen::Ref<Eigen::VectorXd> out) const
+    requires models::PointwiseLikelihoodModel<Model>
+  {
+    for (Eigen::Index i = 0; i < out.size(); ++i) out[i] = model().example_log_likelihood(x, static_cast<std::size_t>(i));
+  }
 
   /// The driver's hook after step t: the estimator's (SVRG's refresh) first, then the Gibbs step.
   void after_step(const Eigen::VectorXd& x, std::uint64_t t, const random::Stream& rng)

@@ -25,7 +25,12 @@
 #include <sgmcmc/models/dirichlet.hpp>
 #include <sgmcmc/models/gradient_noise.hpp>
 #include <sgmcmc/models/linear.hpp>
+#include <sgmcmc/models/bnn.hpp>
+#include <sgmcmc/models/bpmf.hpp>
+#include <sgmcmc/models/logistic.hpp>
 #include <sgmcmc/models/minibatch.hpp>
+#include <sgmcmc/models/poisson.hpp>
+#include <sgmcmc/models/shard.hpp>
 #include <sgmcmc/models/uniform.hpp>
 #include <sgmcmc/models/vmf_mixture.hpp>
 #include <sgmcmc/models/vmf_mixture_posterior.hpp>
@@ -199,6 +204,19 @@ static_assert(!PotentialWithAfterStep<models::Gaussian, random::Stream>);
 // A temperature schedule: the run layer's target is set to step t's U/T_t; a model is the same at every step.
 static_assert(ScheduledPotential<run::AnyTarget>);
 static_assert(!ScheduledPotential<models::Gaussian> && !ScheduledPotential<const run::AnyTarget>);
+// The pointwise log-likelihood an output writes on request: the data models give log p(y_i | θ); a
+// potential without examples (a closed-form target), or one whose log_likelihood returns a value
+// instead of filling every example's, has none.
+struct LikelihoodAsOneNumber {
+  void gradient(const Eigen::VectorXd& x, Eigen::VectorXd& g, auto&) const { g = x; }
+  Eigen::Index examples() const { return 1; }
+  double log_likelihood(const Eigen::VectorXd& x) const { return -x.squaredNorm(); }
+};
+static_assert(PotentialWithPointwiseLikelihood<run::AnyTarget>);
+static_assert(!PotentialWithPointwiseLikelihood<models::Gaussian> && !PotentialWithPointwiseLikelihood<LikelihoodAsOneNumber>);
+static_assert(models::PointwiseLikelihoodModel<models::LogisticRegression> && models::PointwiseLikelihoodModel<models::PoissonRegression> &&
+              models::PointwiseLikelihoodModel<models::Bpmf> && models::PointwiseLikelihoodModel<models::Bnn>);
+static_assert(!models::PointwiseLikelihoodModel<models::Shard<models::LogisticRegression>>);  // a shard holds part of the examples
 // SCIR's potential: the Dirichlet's Gamma shapes, not a gradient (and a gradient is not enough).
 static_assert(ConcentrationPotential<models::Dirichlet>);
 static_assert(!ConcentrationPotential<models::Gaussian>);
