@@ -21,6 +21,7 @@
 #include <sgmcmc/run/output/netcdf.hpp>
 
 #include "../support/scratch_folder.hpp"
+#include "../support/external.hpp"
 
 namespace test_netcdf {  // this file's names: its group compiles as one translation unit (tests/CMakeLists.txt)
 
@@ -76,7 +77,7 @@ void append(NetcdfWriter& writer, const RunHeader& h, std::size_t c, std::size_t
     stats.push_back(stats_of(c, k));
     lp.push_back(lp_of(c, k));
   }
-  writer.append(DrawBlock{c, h.dim(), values, stats, lp});
+  writer.append(DrawBlock{c, h.dim(), values, stats, lp, {}});
 }
 
 json record_of(const std::vector<std::uint64_t>& kept) {
@@ -124,18 +125,8 @@ void write_interleaved(const std::string& path, const RunHeader& h) {
 
 const std::vector<const Statistic*> test_statistics{&stats::acceptance, &stats::divergent, &stats::energy, &stats::step_size};
 
-/// The interpreter that sees Debian's python3-* packages (a python3 earlier on PATH, e.g. pyenv's, may not).
-std::string python() { return std::filesystem::exists("/usr/bin/python3") ? "/usr/bin/python3" : "python3"; }
-
-/// Runs `command`, returning its exit status and what it printed (stdout and stderr).
-int run_command(const std::string& command, std::string& output) {
-  FILE* pipe = ::popen((command + " 2>&1").c_str(), "r");
-  REQUIRE(pipe != nullptr);
-  char buffer[4096];
-  while (std::fgets(buffer, sizeof buffer, pipe)) output += buffer;
-  const int status = ::pclose(pipe);
-  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-}
+using sgmcmc_test::python;
+using sgmcmc_test::run_command;
 
 std::string python_list(const std::vector<double>& v) {
   std::vector<std::string> items;

@@ -88,7 +88,7 @@ TEST_CASE("a sampler's own statistics reach the JSON record, Stan CSV and NetCDF
     infos[k].own[0] = static_cast<double>(k + 1);
     infos[k].own[1] = 0.25 * static_cast<double>(k);
   }
-  const DrawBlock block{0, 2, values, infos, {}};
+  const DrawBlock block{0, 2, values, infos, {}, {}};
   const json record = {{"schema", "sgmcmc.run"}, {"schema_version", 2}, {"status", "ok"},
                        {"chains", json::array({{{"id", 0}, {"status", "ok"}, {"draws", 3}}})}};
 

@@ -54,7 +54,7 @@ struct Draws {
     const auto d = static_cast<std::size_t>(dim);
     return {chain, dim, std::span<const double>(values).subspan(first * d, count * d),
             std::span<const StepInfo>(stats).subspan(first, count),
-            lp.empty() ? std::span<const double>() : std::span<const double>(lp).subspan(first, count)};
+            lp.empty() ? std::span<const double>() : std::span<const double>(lp).subspan(first, count), {}};
   }
 };
 
