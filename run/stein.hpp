@@ -188,8 +188,9 @@ inline json thin(const std::string& path, std::size_t m, const Registry& registr
   output::RunHeader header = detail::header_of(c, *chain, c.steps);
   header.expected_draws = m;
   const Eigen::Index d = header.dim();
-  json thinned = {{"method", "stein"}, {"source", path}, {"kernel", detail::kernel_json(kernel)}, {"to", m},
-                  {"indices", json::array()}, {"ksd_before", json::array()}, {"ksd_after", json::array()}};
+  json thinned = {{"method", "stein"}, {"source", path}, {"kernel", detail::kernel_json(kernel)}, {"to", m}};
+  header.thinning = thinned;
+  thinned.update({{"indices", json::array()}, {"ksd_before", json::array()}, {"ksd_after", json::array()}});
   for (output::Writer* w : writers) w->begin(header);
   {
     output::BlockBuffer buffer(writers, header, log_likelihood_of(chain->target(), d));

@@ -87,8 +87,16 @@ void print_summary(const json& record, const std::vector<Eigen::MatrixXd>& chain
                    const json& stein) {
   if (chains.empty()) throw Error("/chains: the run kept no draws (steps <= burn_in?)");
   const auto sums = diagnostics::summarize_columns(chains, std::max(1u, std::thread::hardware_concurrency()));
+  // A Stein-thinned record's draws are a selection in the order picked, some repeated: ESS, R̂ and MCSE
+  // would take them for a chain (200 draws gave ESS 460). They are left out, and the summary says why.
+  const bool thinned = record.contains("thinned");
   // Stan's warnings, and a chain that stopped (its draws end early; its last state is not a draw).
-  std::vector<std::string> warnings = diagnostics::convergence_warnings(sums, chains.size());
+  std::vector<std::string> warnings;
+  if (thinned)
+    warnings.push_back("the draws are Stein-thinned (sgmcmc thin): a selection in the order picked, some repeated, not a chain; "
+                       "ESS, R-hat and MCSE are not computed (summarise the source record for them)");
+  else
+    warnings = diagnostics::convergence_warnings(sums, chains.size());
   // The record's own words, read without trusting their types (a hand-edited record must not crash the
   // summary): chain i is the i-th entry, its error printed escaped and cut to 100 characters.
   const auto error_of = [](const json& ch) {
@@ -107,8 +115,11 @@ void print_summary(const json& record, const std::vector<Eigen::MatrixXd>& chain
     json out = json::array();
     for (std::size_t k = 0; k < sums.size(); ++k) {
       const auto& s = sums[k];
-      out.push_back({{"coordinate", k}, {"mean", s.mean}, {"sd", s.sd}, {"q5", s.q5}, {"q50", s.q50}, {"q95", s.q95},
-                     {"mcse_mean", s.mcse_mean}, {"ess_bulk", s.ess_bulk}, {"ess_tail", s.ess_tail}, {"rhat", s.rhat}});
+      json row = {{"coordinate", k}, {"mean", s.mean}, {"sd", s.sd}, {"q5", s.q5}, {"q50", s.q50}, {"q95", s.q95},
+                  {"mcse_mean", s.mcse_mean}, {"ess_bulk", s.ess_bulk}, {"ess_tail", s.ess_tail}, {"rhat", s.rhat}};
+      if (thinned)
+        for (const char* key : {"mcse_mean", "ess_bulk", "ess_tail", "rhat"}) row[key] = nullptr;
+      out.push_back(std::move(row));
     }
     json doc = {{"summary", out}, {"warnings", warnings}};
     if (!stein.is_null()) doc["stein"] = stein;
@@ -122,9 +133,13 @@ void print_summary(const json& record, const std::vector<Eigen::MatrixXd>& chain
                     "q50", "q95", "mcse_mean", "ess_bulk", "ess_tail", "rhat");
   for (std::size_t k = 0; k < sums.size(); ++k) {
     const auto& s = sums[k];
-    os << fmt::format("{:>6} {} {} {} {} {} {} {} {} {}\n", k, cell(s.mean, 10, 4), cell(s.sd, 10, 4), cell(s.q5, 10, 4),
-                      cell(s.q50, 10, 4), cell(s.q95, 10, 4), cell(s.mcse_mean, 10, 4), cell(s.ess_bulk, 9, 0), cell(s.ess_tail, 9, 0),
-                      cell(s.rhat, 7, 3));
+    if (thinned)
+      os << fmt::format("{:>6} {} {} {} {} {} {:>10} {:>9} {:>9} {:>7}\n", k, cell(s.mean, 10, 4), cell(s.sd, 10, 4), cell(s.q5, 10, 4),
+                        cell(s.q50, 10, 4), cell(s.q95, 10, 4), "-", "-", "-", "-");
+    else
+      os << fmt::format("{:>6} {} {} {} {} {} {} {} {} {}\n", k, cell(s.mean, 10, 4), cell(s.sd, 10, 4), cell(s.q5, 10, 4),
+                        cell(s.q50, 10, 4), cell(s.q95, 10, 4), cell(s.mcse_mean, 10, 4), cell(s.ess_bulk, 9, 0), cell(s.ess_tail, 9, 0),
+                        cell(s.rhat, 7, 3));
   }
   for (std::size_t i = 0; i < record_chains.size(); ++i) {
     const json& ch = record_chains[i];

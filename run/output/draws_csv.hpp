@@ -34,6 +34,10 @@ class DrawsCsvWriter final : public Writer {
   explicit DrawsCsvWriter(std::string path) : file_(std::move(path)) {}
 
   void begin(const RunHeader& header) override {
+    // A plain table has no place for a mark, and posterior would read a Stein-thinned selection as chains.
+    if (!header.thinning.is_null())
+      sgmcmc::fail("{}: draws_csv cannot mark Stein-thinned draws (posterior would take them for chains and compute ESS "
+                   "and R-hat on them): write csv or netcdf, which say they are thinned", file_.path());
     std::string line = ".chain,.iteration,.draw";
     if (header.shape.size() == 2) {
       for (Eigen::Index j = 0; j < header.shape[1]; ++j)

@@ -206,6 +206,7 @@ class NetcdfWriter final : public Writer {
     netcdf_detail::naming_file(path(), [&] {
       put_chains(record);
       put_chain_diagnostics(record);
+      put_thinned(record);
       put_run(record);
       nc_->close();
     }, netcdf_detail::write_failed);
@@ -328,7 +329,12 @@ class NetcdfWriter final : public Writer {
     group.putAtt("created_at", created_at);
     group.putAtt("inference_library", "sgmcmc");
     group.putAtt("inference_library_version", header.library_version);
+    // The schema's creation_library*: the library that wrote the file (ArviZ writes its own name there).
+    group.putAtt("creation_library", "sgmcmc");
+    group.putAtt("creation_library_version", header.library_version);
+    group.putAtt("creation_library_language", "C++");
     group.putAtt("sampler", header.sampler);
+    if (!header.thinning.is_null()) group.putAtt("sgmcmc_thinned", header.thinning.dump());
   }
 
   /// x[c, k, i, j] of a draw that arrives flattened column-major (element (i, j) at i + n j): netCDF
@@ -381,6 +387,15 @@ class NetcdfWriter final : public Writer {
   /// false in a flag where the chain made no draw.
   void put_chains(const json& record) {
     const json* chains = record.contains("chains") && record["chains"].is_array() ? &record["chains"] : nullptr;
+    std::vector<long long> kept;
+    std::vector<std::string> status, error;
+    // Also as attributes of sample_stats, which ArviZ loads (it never loads the root group's variables).
+    const auto put_facts = [&] {
+      netCDF::NcGroup stats = nc_->getGroup("sample_stats");
+      stats.putAtt("draws_kept", netCDF::ncInt64, kept.size(), kept.data());
+      put_strings(stats, "chain_status", status);
+      put_strings(stats, "chain_error", error);
+    };
     for (std::size_t c = 0; c < chains_; ++c) {
       const json* chain = chains && c < chains->size() ? &(*chains)[c] : nullptr;
       if (chain && chain->contains("draws") && (*chain)["draws"].is_number_unsigned() &&
@@ -391,6 +406,9 @@ class NetcdfWriter final : public Writer {
       draws_kept_.putVar(at, static_cast<long long>(written_[c]));
       chain_status_.putVar(at, string_field(chain, "status", "ok"));
       chain_error_.putVar(at, string_field(chain, "error", ""));
+      kept.push_back(static_cast<long long>(written_[c]));
+      status.push_back(string_field(chain, "status", "ok"));
+      error.push_back(string_field(chain, "error", ""));
       const std::size_t missing = static_cast<std::size_t>(draws_covered_ - written_[c]);
       if (missing == 0) continue;
       flags_.assign(missing, 0);
@@ -398,6 +416,39 @@ class NetcdfWriter final : public Writer {
         if (s.statistic->kind == StatKind::flag)
           s.var.putVar({c, static_cast<std::size_t>(written_[c])}, {1, missing}, flags_.data());
     }
+    put_facts();
+  }
+
+  static void put_strings(netCDF::NcGroup& group, const std::string& name, const std::vector<std::string>& values) {
+    std::vector<const char*> text;
+    for (const auto& v : values) text.push_back(v.c_str());
+    group.putAtt(name, netCDF::ncString, text.size(), text.data());
+  }
+
+  /// A Stein-thinned file (`sgmcmc thin`): sample_stats gets `source_draw(chain, draw)`, each draw's
+  /// position among the source chain's kept draws, and the attributes ksd_before / ksd_after per chain.
+  void put_thinned(const json& record) {
+    if (!record.contains("thinned") || !record["thinned"].is_object()) return;
+    const json& t = record["thinned"];
+    netCDF::NcGroup stats = nc_->getGroup("sample_stats");
+    const netCDF::NcVar source = stats.addVar("source_draw", netCDF::ncInt64, {stats.getDim("chain"), stats.getDim("draw")});
+    source.setFill(true, netcdf_detail::missing_count);
+    std::vector<double> before(chains_, std::numeric_limits<double>::quiet_NaN()), after = before;
+    for (std::size_t c = 0; c < chains_; ++c) {
+      const auto at = [&](const char* key) -> const json* {
+        return t.contains(key) && t[key].is_array() && c < t[key].size() ? &t[key][c] : nullptr;
+      };
+      if (const json* k = at("ksd_before"); k && k->is_number()) before[c] = k->get<double>();
+      if (const json* k = at("ksd_after"); k && k->is_number()) after[c] = k->get<double>();
+      const json* indices = at("indices");
+      if (!indices || !indices->is_array()) continue;
+      std::vector<long long> index;
+      for (const json& i : *indices) index.push_back(i.is_number_integer() ? i.get<long long>() : netcdf_detail::missing_count);
+      index.resize(std::min<std::size_t>(index.size(), static_cast<std::size_t>(draws_covered_)));
+      if (!index.empty()) source.putVar({c, 0}, {1, index.size()}, index.data());
+    }
+    stats.putAtt("ksd_before", netCDF::ncDouble, before.size(), before.data());
+    stats.putAtt("ksd_after", netCDF::ncDouble, after.size(), after.data());
   }
 
   /// Per chain, every number among the record's chain diagnostics (`diagnostic_<name>`: kinetic
@@ -423,7 +474,11 @@ class NetcdfWriter final : public Writer {
     }
     netCDF::NcGroup root = *nc_;
     const netCDF::NcDim chain = root.getDim("chain");
-    for (const auto& [name, values] : columns) root.addVar(name, netCDF::ncDouble, chain).putVar(values.data());
+    netCDF::NcGroup stats = nc_->getGroup("sample_stats");
+    for (const auto& [name, values] : columns) {
+      root.addVar(name, netCDF::ncDouble, chain).putVar(values.data());
+      stats.putAtt(name, netCDF::ncDouble, values.size(), values.data());
+    }
     if (const json* pooled = record.contains("stein") && record["stein"].is_object() && record["stein"].contains("pooled")
                                  ? &record["stein"]["pooled"]
                                  : nullptr;

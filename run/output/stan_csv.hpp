@@ -202,6 +202,11 @@ class StanCsvWriter final : public Writer {
     if (const json* seed = stan_csv_detail::find(c, "/seed"); seed != nullptr) line(fmt::format("#   seed = {}", seed->dump()));
     line(fmt::format("#   stream = {}", chain));  // chain k draws from random stream k of the seed
     line(fmt::format("# sgmcmc_config = {}", c.dump()));
+    if (!header.thinning.is_null()) {
+      line(fmt::format("# sgmcmc_thinned = {}", header.thinning.dump()));
+      line("# these draws are a Stein-thinned selection (sgmcmc thin), in the order picked, some repeated: not a chain;");
+      line("# ESS, R-hat and MCSE computed from them mean nothing (sgmcmc_thinned_chain at the end: the indices and KSDs)");
+    }
     if (!has_lp_) line("# lp__ is 0: not computed (set \"log_density\": true in the config)");
 
     out += "lp__,accept_stat__,stepsize__,divergent__";
@@ -263,6 +268,13 @@ class StanCsvWriter final : public Writer {
     // line, so a reader of the file alone gets them back (json.loads of what follows " = ").
     if (entry != nullptr && entry->is_object() && entry->contains("diagnostics") && (*entry)["diagnostics"].is_object())
       out += fmt::format("# sgmcmc_diagnostics = {}\n", (*entry)["diagnostics"].dump());
+    // A Stein-thinned file's chain: the picked draws' positions in the source chain and the KSDs.
+    if (const json* thinned = stan_csv_detail::find(record, "/thinned"); thinned != nullptr && thinned->is_object()) {
+      json mine = json::object();
+      for (const char* key : {"indices", "ksd_before", "ksd_after"})
+        if (thinned->contains(key) && (*thinned)[key].is_array() && chain < (*thinned)[key].size()) mine[key] = (*thinned)[key][chain];
+      out += fmt::format("# sgmcmc_thinned_chain = {}\n", mine.dump());
+    }
     if (const json* stein = stan_csv_detail::find(record, "/stein/chains");
         stein != nullptr && stein->is_array() && chain < stein->size() && (*stein)[chain].is_object())
       out += fmt::format("# sgmcmc_stein = {}\n", (*stein)[chain].dump());

@@ -41,6 +41,10 @@ struct RunHeader {
   /// N > 0: each draw carries log p(y_i | x) of the target's N examples (config "log_likelihood": true)
   Eigen::Index log_likelihood = 0;
   std::uint64_t expected_draws = 0;   ///< kept draws per chain when no chain stops early (a chain may keep fewer)
+  /// Null for a run's draws; for `sgmcmc thin`'s, how they were picked ({"method": "stein", "source",
+  /// "kernel", "to"}): a reordered selection with repeats, on which ESS and R̂ mean nothing. Each format
+  /// marks it (the record's `thinned` adds each chain's indices and KSDs at `finish`).
+  json thinning;
   std::string library_version;
 
   Eigen::Index dim() const {
