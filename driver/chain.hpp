@@ -36,8 +36,17 @@ struct Retention {
   std::uint64_t thin = 1;
   std::uint64_t cycle = 0;          ///< L of a cyclical schedule with exploration (0: none)
   std::uint64_t explore_steps = 0;  ///< E < L: the steps that open each cycle and keep nothing
+  /// Also keep warm-up draws (config `save_warmup`): step t ≤ burn_in with (t − 1) % thin = 0, so
+  /// ⌈burn_in / thin⌉ of them, CmdStan's count (its warm-up iterations 0, thin, 2·thin, …).
+  bool save_warmup = false;
   bool explores(std::uint64_t t) const { return explore_steps > 0 && cycle > 0 && (t - 1) % cycle < explore_steps; }
   bool keeps(std::uint64_t t) const { return t > burn_in && (t - burn_in) % thin == 0 && !explores(t); }
+  bool keeps_warmup(std::uint64_t t) const { return save_warmup && t >= 1 && t <= burn_in && (t - 1) % thin == 0; }
+  /// Warm-up draws kept by the end of step t.
+  std::uint64_t warmup_kept_by(std::uint64_t t) const {
+    const std::uint64_t w = std::min(t, burn_in);
+    return save_warmup && w > 0 ? (w - 1) / thin + 1 : 0;
+  }
   /// Draws kept by the end of step t, in O(log) time whatever t: with exploration stages, the count of
   /// i < K = (t − burn_in)/thin with mod(c + i·thin, L) ≥ E, c = burn_in + thin − 1, is
   /// Σ⌊(c + L − E + i·thin)/L⌋ − Σ⌊(c + i·thin)/L⌋ (each term of the difference is 1 or 0). The sums are
@@ -120,6 +129,7 @@ struct StepEvent {
   const Eigen::VectorXd& position;  ///< the chain's position after it
   const StepInfo& info;
   bool kept;                        ///< the Retention keeps this step's draw
+  bool warmup_kept = false;         ///< the Retention keeps this warm-up step's draw (save_warmup)
 };
 
 enum class Control : bool { proceed, stop };
@@ -206,17 +216,21 @@ class Progress {
 };
 
 /// Kept draws of one chain, row after row (each row one point's embedded coordinates), with the step's
-/// statistics at each kept draw, and lp = −U(x) at each when `with_lp` (filled by the run layer).
+/// statistics at each kept draw, and lp = −U(x) at each when `with_lp` (filled by the run layer). With
+/// warm-up draws kept (Retention::save_warmup), the first `warmup_rows` rows are warm-up draws: they
+/// precede every draw after the burn-in.
 struct Draws {
   Eigen::Index dim = 0;
   std::vector<double> values;
   std::vector<StepInfo> stats;
   bool with_lp = false;
   std::vector<double> lp;
+  std::size_t warmup_rows = 0;
   void clear() {
     values.clear();
     stats.clear();
     lp.clear();
+    warmup_rows = 0;
   }
   std::size_t count() const { return dim == 0 ? 0 : values.size() / static_cast<std::size_t>(dim); }
   Eigen::Map<const Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>> matrix() const {
@@ -229,11 +243,12 @@ struct Draws {
   }
 };
 
-/// An observer that appends every kept draw to `Draws`.
+/// An observer that appends every kept draw (and kept warm-up draw) to `Draws`.
 struct KeepDraws {
   Draws& out;
   Control operator()(const StepEvent& e) {
-    if (e.kept) out.append(e.position, e.info);
+    if (e.kept || e.warmup_kept) out.append(e.position, e.info);
+    if (e.warmup_kept) ++out.warmup_rows;
     return Control::proceed;
   }
 };
@@ -266,17 +281,17 @@ struct Chain {
       StepInfo info = sampler.step(state, potential, rng, steps_done);
       ++steps_done;
       totals.add(info);
-      const bool kept = keep.keeps(steps_done);
-      if ((kept || steps_done % check_every == 0) && !position().allFinite()) return diverged();
-      if (kept) {
-        sampler.describe(state, info);
-        if constexpr (S::statistics.has(stats::kinetic_energy)) totals.kinetic_sum += 2 * info.kinetic_energy, ++totals.kinetic_draws;
-      }
+      const bool kept = keep.keeps(steps_done), warmup_kept = !kept && keep.keeps_warmup(steps_done);
+      if ((kept || warmup_kept || steps_done % check_every == 0) && !position().allFinite()) return diverged();
+      if (kept || warmup_kept) sampler.describe(state, info);
+      // The kinetic temperature averages over the draws after the burn-in only.
+      if constexpr (S::statistics.has(stats::kinetic_energy))
+        if (kept) totals.kinetic_sum += 2 * info.kinetic_energy, ++totals.kinetic_draws;
       // A potential with a state of its own (the bnn and bpmf targets' Gibbs step on prior precisions)
       // updates it between steps, given the new position, the global step count and the chain's
       // stream (for its key: the hook draws from a substream, never from the chain's own stream).
       if constexpr (PotentialWithAfterStep<P, R>) potential.after_step(position(), steps_done, std::as_const(rng));
-      const StepEvent event{steps_done, position(), info, kept};
+      const StepEvent event{steps_done, position(), info, kept, warmup_kept};
       bool stop = false;
       ((stop = (observers(event) == Control::stop) || stop), ...);
       if (stop) return position().allFinite() ? ChainStatus{} : diverged();

@@ -84,7 +84,7 @@ class ChainModel final : public AnyChain {
     if (out.dim == 0) out.dim = chain_.position().size();
     // lp at kept draws only: the exact value may cost a pass over the data.
     auto log_density = [&](const StepEvent& e) {
-      if (e.kept) out.lp.push_back(-chain_.potential.value(e.position));
+      if (e.kept || e.warmup_kept) out.lp.push_back(-chain_.potential.value(e.position));
       return Control::proceed;
     };
     return chain_.run(keep, StopAfter{n}, KeepDraws{out}, log_density, Progress(progress), StopOnFlag{stop});

@@ -206,6 +206,7 @@ inline RunConfig parse_config(const json& j, const Registry& registry, const Pla
   if (c.log_density && !c.target.target.has_value())
     fail(f.at("log_density"), fmt::format("target '{}' has no exact log density to record", c.target.kind));
   c.log_likelihood = f.boolean("log_likelihood", false);
+  c.retention.save_warmup = f.boolean("save_warmup", false);
   if (c.log_likelihood && c.target.target.examples() == 0)
     fail(f.at("log_likelihood"), fmt::format("target '{}' has no pointwise log-likelihood to write (the data targets logistic, "
                                              "poisson, bnn and bpmf have one; a sharded run, distributed.shards > 1, has none)",
@@ -251,6 +252,7 @@ inline RunConfig parse_config(const json& j, const Registry& registry, const Pla
                 {"steps", c.steps}, {"burn_in", c.burn_in}, {"thin", c.thin}, {"chains", c.chains}, {"seed", c.seed}};
   if (c.log_density) c.resolved["log_density"] = true;
   if (c.log_likelihood) c.resolved["log_likelihood"] = true;
+  if (c.retention.save_warmup) c.resolved["save_warmup"] = true;
   if (c.max_dimension != default_max_dimension) c.resolved["max_dimension"] = c.max_dimension;
   if (f.find("distributed")) c.resolved["distributed"] = {{"shards", c.shards}};
   if (c.checkpoint_every > 0) c.resolved["checkpoint_every"] = c.checkpoint_every;

@@ -47,6 +47,7 @@ void convert(const std::string& path, const Registry& registry, std::span<output
   for (auto& ch : record["chains"]) {
     ch.erase("samples");
     ch.erase("sample_stats");
+    ch.erase("burn_in_draws");  // the writers count the warm-up draws they were given
   }
   if (!stein.is_null()) record["stein"] = stein;
   output::finish_all(writers, record);

@@ -60,6 +60,8 @@ output::RunHeader header_of(const RunConfig& c, const AnyChain& chain, std::uint
   else h.shape = {chain.position().size()};
   h.statistics = chain.statistics().ordered();
   h.has_lp = c.log_density;
+  h.save_warmup = c.retention.save_warmup;
+  h.expected_warmup = c.retention.warmup_kept_by(c.burn_in);
   h.log_likelihood = c.log_likelihood ? c.target.target.examples() : 0;
   h.expected_draws = c.retention.kept_by(total_steps);
   h.library_version = sgmcmc::version;
@@ -139,7 +141,7 @@ void add_draw(output::BlockBuffer& buffer, const output::RecordDraw& d) {
     if (name == "lp") lp = v;
     else if (const Statistic* s = statistic_named(buffer.header().statistics, name)) s->set(info, v);
   }
-  buffer.add(d.chain, d.values, info, lp);
+  buffer.add(d.chain, d.values, info, lp, d.warmup);
 }
 
 }  // namespace detail

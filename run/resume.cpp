@@ -18,6 +18,12 @@ namespace sgmcmc::run {
 
 namespace detail {
 
+/// A chain's `burn_in_draws` (save_warmup: the warm-up draws its `samples` begin with; 0 when absent or
+/// not a count, which the checks then name).
+std::uint64_t burn_in_draws_of(const json& ch) {
+  return ch.is_object() && ch.contains("burn_in_draws") && ch["burn_in_draws"].is_number_unsigned() ? ch["burn_in_draws"].get<std::uint64_t>() : 0;
+}
+
 bool config_changed(const json& record, const Options& opt) {
   if (!record.contains("config_digest")) {
     if (opt.allow_changed_config) return true;
@@ -57,6 +63,12 @@ void check_restored(const json& record, const RunConfig& c, const std::vector<st
       fail(p + "/state", fmt::format("the saved position is {:.3g} off the {} manifold (tolerance {:g}): the state was edited or "
                                      "corrupted", d, c.manifold.kind, resume_manifold_tolerance));
     const std::uint64_t steps = chains[i]->steps_done(), expected = keep.kept_by(steps);
+    // save_warmup: the warm-up draws the steps kept, before the draws (read_record checked the count's type).
+    const std::uint64_t warmup = burn_in_draws_of(ch);
+    if (warmup != keep.warmup_kept_by(steps))
+      fail(p + "/burn_in_draws", fmt::format("the record holds {} warm-up draws for chain {}, but {} steps with burn_in {}, thin {} and "
+                                            "save_warmup {} keep {}", warmup, i, steps, keep.burn_in, keep.thin, keep.save_warmup,
+                                            keep.warmup_kept_by(steps)));
     if (draws[i] != expected)
       fail(p + "/draws", fmt::format("the record holds {} draws for chain {}, but {} steps with burn_in {} and thin {} keep {}: "
                                      "draws were deleted or added, or steps_done was edited", draws[i], i, steps, keep.burn_in,
@@ -183,8 +195,10 @@ json resume_from(const std::string& source, const std::function<const json&(std:
 json resume(const json& record, std::optional<std::uint64_t> steps, const Options& opt, const Registry& registry) {
   const auto read = [&](std::vector<std::uint64_t>& held) -> const json& {
     if (record.is_object() && record.contains("chains") && record["chains"].is_array())
-      for (const json& ch : record["chains"])
-        held.push_back(ch.is_object() && ch.contains("samples") && ch["samples"].is_array() ? ch["samples"].size() : 0);
+      for (const json& ch : record["chains"]) {
+        const std::uint64_t rows = ch.is_object() && ch.contains("samples") && ch["samples"].is_array() ? ch["samples"].size() : 0;
+        held.push_back(rows - std::min(rows, detail::burn_in_draws_of(ch)));
+      }
     return record;
   };
   const auto replay = [&](Eigen::Index dim, const std::function<void(const output::RecordDraw&)>& on_draw) {
@@ -192,12 +206,13 @@ json resume(const json& record, std::optional<std::uint64_t> steps, const Option
     for (std::size_t i = 0; i < record["chains"].size(); ++i) {
       const json& ch = record["chains"][i];
       const json stats = ch.contains("sample_stats") ? ch["sample_stats"] : json::object();
+      const std::uint64_t warmup = detail::burn_in_draws_of(ch);
       for (std::size_t k = 0; k < ch["samples"].size(); ++k) {
         const Eigen::VectorXd x = as_vector(ch["samples"][k], fmt::format("/chains/{}/samples/{}", i, k), dim);
         row_stats.clear();
         for (const auto& [name, column] : stats.items())
           row_stats.emplace_back(name, k < column.size() && column[k].is_number() ? column[k].get<double>() : std::nan(""));
-        on_draw(output::RecordDraw{i, std::span<const double>(x.data(), static_cast<std::size_t>(x.size())), row_stats});
+        on_draw(output::RecordDraw{i, std::span<const double>(x.data(), static_cast<std::size_t>(x.size())), row_stats, k < warmup});
       }
     }
   };
@@ -213,7 +228,7 @@ json resume_file(const std::string& path, std::optional<std::uint64_t> steps, co
   const auto read = [&](std::vector<std::uint64_t>& held) -> const json& {
     record = output::read_record(path, [&](const output::RecordDraw& d) {
       if (d.chain >= held.size()) held.resize(d.chain + 1, 0);
-      ++held[d.chain];
+      if (!d.warmup) ++held[d.chain];
     });
     return record;
   };

@@ -160,6 +160,7 @@ inline json thin(const std::string& path, std::size_t m, const Registry& registr
   std::vector<std::vector<double>> values;
   std::vector<std::vector<std::vector<std::pair<std::string, double>>>> stats;
   json record = output::read_record(path, [&](const output::RecordDraw& d) {
+    if (d.warmup) return;  // the burn-in's draws (save_warmup) are not among those thinned
     if (d.chain >= values.size()) values.resize(d.chain + 1), stats.resize(d.chain + 1);
     values[d.chain].insert(values[d.chain].end(), d.values.begin(), d.values.end());
     stats[d.chain].push_back(d.stats);
@@ -190,6 +191,8 @@ inline json thin(const std::string& path, std::size_t m, const Registry& registr
   const Eigen::Index d = header.dim();
   json thinned = {{"method", "stein"}, {"source", path}, {"kernel", detail::kernel_json(kernel)}, {"to", m}};
   header.thinning = thinned;
+  header.save_warmup = false;
+  header.expected_warmup = 0;
   thinned.update({{"indices", json::array()}, {"ksd_before", json::array()}, {"ksd_after", json::array()}});
   for (output::Writer* w : writers) w->begin(header);
   {
@@ -231,6 +234,7 @@ inline json thin(const std::string& path, std::size_t m, const Registry& registr
   for (auto& ch : record["chains"]) {
     ch.erase("samples");
     ch.erase("sample_stats");
+    ch.erase("burn_in_draws");  // the selection holds none
   }
   output::finish_all(writers, record);
   return thinned;

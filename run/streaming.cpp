@@ -110,6 +110,12 @@ std::vector<ChainStatus> advance_streaming(std::vector<std::unique_ptr<AnyChain>
     for (std::size_t i = 0; i < n; ++i) {
       std::uint64_t next = std::min(end[i], std::max(at[i] + 1, keep.step_keeping(saturating_add(keep.kept_by(at[i]), rows_per_round))));
       if (every) next = std::min(next, saturating_add(at[i] / every * every, every));
+      // Warm-up draws kept (save_warmup): a round of the burn-in keeps at most a round's rows of them too.
+      if (keep.save_warmup && at[i] < keep.burn_in) {
+        std::uint64_t span = 0;
+        if (__builtin_mul_overflow(rows_per_round, keep.thin, &span)) span = std::numeric_limits<std::uint64_t>::max();
+        next = std::min(next, std::max(at[i] + 1, saturating_add(at[i], span)));
+      }
       round[i] = status[i].ok() && at[i] < end[i] ? next - at[i] : 0;
       mine[i] = layout.steps(i) ? round[i] : 0;
       any = any || round[i] > 0;
@@ -134,9 +140,9 @@ std::vector<ChainStatus> advance_streaming(std::vector<std::unique_ptr<AnyChain>
       running = running || (status[i].ok() && at[i] < end[i]);
       if (draws[i].stats.empty()) continue;
       const output::DrawBlock block{i, header.dim(), draws[i].values, draws[i].stats, draws[i].lp,
-                                    log_lik.empty() ? std::span<const double>() : log_lik[i]};
+                                    log_lik.empty() ? std::span<const double>() : log_lik[i], draws[i].warmup_rows};
       for (output::Writer* w : writers) w->append(block);
-      kept[i] += draws[i].stats.size();
+      kept[i] += draws[i].stats.size() - draws[i].warmup_rows;  // the record's `draws`: after the burn-in
       draws[i].clear();
       if (!log_lik.empty()) log_lik[i].clear();
     }

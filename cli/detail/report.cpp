@@ -29,8 +29,9 @@ class DrawsForSummary final : public run::output::Writer {
     dim_ = h.dim();
     rows_.assign(h.chains, {});
   }
-  void append(const run::output::DrawBlock& b) override {
-    rows_[b.chain].insert(rows_[b.chain].end(), b.values.begin(), b.values.end());
+  void append(const run::output::DrawBlock& b) override {  // the draws after the burn-in only
+    rows_[b.chain].insert(rows_[b.chain].end(), b.values.begin() + static_cast<std::ptrdiff_t>(b.warmup_rows * static_cast<std::size_t>(b.dim)),
+                          b.values.end());
   }
   void finish(const json&) override {}
   std::vector<std::string> files() const override { return {}; }
@@ -171,7 +172,7 @@ void print_summary(const json& record, const std::vector<Eigen::MatrixXd>& chain
 RecordWithDraws read_with_draws(const std::string& path) {
   DrawsForSummary draws;
   json record = run::output::read_record(
-      path, [&](const run::output::RecordDraw& d) { draws.add(d.chain, d.values); }, /*with_stats=*/false);
+      path, [&](const run::output::RecordDraw& d) { if (!d.warmup) draws.add(d.chain, d.values); }, /*with_stats=*/false);
   try {
     run::validate_record(record);
   } catch (const Error& e) {

@@ -45,7 +45,8 @@ class TableWriter final : public output::Writer {
     next_draw_.assign(header.chains, 0);
   }
 
-  void append(const output::DrawBlock& block) override {
+  void append(const output::DrawBlock& all) override {
+    const output::DrawBlock block = all.sampling();  // the draws after the burn-in (not the warm-up's, with save_warmup)
     std::string text;
     for (std::size_t i = 0; i < block.rows(); ++i) {
       fmt::format_to(std::back_inserter(text), "{} {}", block.chain, next_draw_.at(block.chain)++);

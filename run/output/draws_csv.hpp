@@ -58,7 +58,8 @@ class DrawsCsvWriter final : public Writer {
     iterations_.assign(header.chains, 0);
   }
 
-  void append(const DrawBlock& block) override {
+  void append(const DrawBlock& all) override {
+    const DrawBlock block = all.sampling();  // posterior's draws_df has no warm-up: the draws after the burn-in only
     require(block.chain < iterations_.size(), "{}: draws of chain {} for a run of {} chains", file_.path(), block.chain,
             iterations_.size());
     require(block.dim == dim_ && block.values.size() == block.rows() * static_cast<std::size_t>(dim_),

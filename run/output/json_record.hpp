@@ -123,9 +123,11 @@ class JsonRecordWriter final : public Writer {
     header_ = header;
     spools_.clear();
     for (std::size_t c = 0; c < header.chains; ++c) spools_.push_back(std::make_unique<detail::Spool>(path_));
+    warmup_.assign(header.chains, 0);
   }
   void append(const DrawBlock& b) override {
     auto& spool = *spools_.at(b.chain);
+    warmup_[b.chain] += b.warmup_rows;
     for (std::size_t i = 0; i < b.rows(); ++i) {
       row_.assign(b.row(i).begin(), b.row(i).end());
       for (const Statistic* s : header_.statistics) row_.push_back(s->get(b.stats[i]));
@@ -160,6 +162,9 @@ class JsonRecordWriter final : public Writer {
         std::string ch = value[c].dump();
         ch.pop_back();  // the closing brace: the draws go in before it
         text += ch;
+        // save_warmup: `samples` and `sample_stats` begin with this many warm-up draws (before the
+        // draws, so a reader knows them as it reads).
+        if (header_.save_warmup && c < warmup_.size()) text += fmt::format(",\"burn_in_draws\":{}", warmup_[c]);
         if (c < spools_.size()) write_draws(c, text, file);
         text += '}';
         flush_if_big();
@@ -223,6 +228,7 @@ class JsonRecordWriter final : public Writer {
   std::string path_;
   RunHeader header_;
   std::vector<std::unique_ptr<detail::Spool>> spools_;
+  std::vector<std::uint64_t> warmup_;  ///< per chain: the warm-up draws spooled (they come first)
   std::vector<double> row_;  ///< scratch: one spooled row
   std::optional<AtomicFile> pending_;  ///< the record prepared, until committed
 };
@@ -242,12 +248,14 @@ class RecordInMemory final : public Writer {
     header_ = header;
     samples_.assign(header.chains, json::array());
     stats_.assign(header.chains, json::object());
+    warmup_.assign(header.chains, 0);
     for (auto& st : stats_) {
       for (const Statistic* s : header.statistics) st[std::string(s->name)] = json::array();
       if (header.has_lp) st["lp"] = json::array();
     }
   }
   void append(const DrawBlock& b) override {
+    warmup_[b.chain] += b.warmup_rows;
     for (std::size_t i = 0; i < b.rows(); ++i) {
       const auto r = b.row(i);
       samples_[b.chain].push_back(std::vector<double>(r.begin(), r.end()));
@@ -258,6 +266,7 @@ class RecordInMemory final : public Writer {
   void finish(const json& record) override {
     record_ = record;
     for (std::size_t c = 0; c < record_["chains"].size() && c < samples_.size(); ++c) {
+      if (header_.save_warmup) record_["chains"][c]["burn_in_draws"] = warmup_[c];
       record_["chains"][c]["sample_stats"] = std::move(stats_[c]);
       record_["chains"][c]["samples"] = std::move(samples_[c]);
     }
@@ -269,6 +278,7 @@ class RecordInMemory final : public Writer {
   static json number(double v) { return std::isfinite(v) ? json(v) : json(nullptr); }
   RunHeader header_;
   std::vector<json> samples_, stats_;
+  std::vector<std::uint64_t> warmup_;
   json record_;
 };
 
@@ -278,6 +288,7 @@ struct RecordDraw {
   std::size_t chain;
   std::span<const double> values;
   const std::vector<std::pair<std::string, double>>& stats;
+  bool warmup = false;  ///< a warm-up draw (save_warmup: the chain's first `burn_in_draws`)
 };
 
 /// Reads a run record file (version 1 or 2) without holding its draws: returns the record with each
@@ -304,19 +315,24 @@ inline json read_record(const std::string& path, const std::function<void(const 
   std::vector<std::pair<std::string, double>> row_stats;
   bool have_stats = false;
   std::vector<std::uint64_t> draws_per_chain;
+  std::uint64_t warmup = 0;  ///< the chain's `burn_in_draws` (written before its draws)
 
   const auto emit = [&](std::span<const double> values, std::size_t index) {
     row_stats.clear();
     for (const auto& [name, column] : stat_columns)
       row_stats.emplace_back(name, index < column.size() ? column[index] : std::nan(""));
-    on_draw(RecordDraw{chain, values, row_stats});
+    on_draw(RecordDraw{chain, values, row_stats, index < warmup});
   };
   const auto end_chain = [&] {
     for (const auto& r : pending_rows) emit(r, rows_seen++);
     pending_rows.clear();
-    draws_per_chain.push_back(rows_seen);
+    if (rows_seen < warmup)
+      throw Error(fmt::format("{}: /chains/{}/burn_in_draws: says {} warm-up draws, but the chain holds {} draws in all", path, chain,
+                              warmup, rows_seen));
+    draws_per_chain.push_back(rows_seen - warmup);
     stat_columns.clear();
     rows_seen = 0;
+    warmup = 0;
     have_stats = false;
   };
 
@@ -338,6 +354,16 @@ inline json read_record(const std::string& path, const std::function<void(const 
       return true;
     }
     if (!in_chains) return true;
+    if (event == E::value && d == 3 && key_at[3] == "burn_in_draws") {
+      if (!parsed.is_number_unsigned())
+        throw Error(fmt::format("{}: /chains/{}/burn_in_draws: expected a count, got {}", path, chain, describe(parsed)));
+      warmup = parsed.get<std::uint64_t>();
+      // Written before the draws (the writer puts it there, and sorted keys put it before "samples"):
+      // after them it would come too late to mark them.
+      if (rows_seen + pending_rows.size() > 0)
+        throw Error(fmt::format("{}: /chains/{}/burn_in_draws: must come before the chain's samples", path, chain));
+      return true;
+    }
     const bool samples = d >= 3 && key_at[3] == "samples", stats = d >= 3 && key_at[3] == "sample_stats";
     if (event == E::object_end && d == 2) {  // a chain's object ends
       end_chain();

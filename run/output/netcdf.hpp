@@ -171,7 +171,8 @@ class NetcdfWriter final : public Writer {
     }, netcdf_detail::write_failed);
   }
 
-  void append(const DrawBlock& block) override {
+  void append(const DrawBlock& all) override {
+    const DrawBlock block = all.sampling();
     require(nc_.has_value(), "{}: append before begin", path());
     const std::size_t rows = block.rows();
     require(block.chain < chains_, "{}: chain {} of a run with {} chains", path(), block.chain, chains_);

@@ -187,7 +187,9 @@ class StanCsvWriter final : public Writer {
     const std::uint64_t every = thin != nullptr && thin->is_number_integer() && *thin > 0 ? thin->get<std::uint64_t>() : 1;
     line(fmt::format("#     num_samples = {}", header.expected_draws * every));
     line(fmt::format("#     num_warmup = {}", text_at(c, "/burn_in", "0")));
-    line("#     save_warmup = 0");  // a 0, not `false`: ArviZ reads it with int()
+    // A 0 or 1, not `false`: ArviZ reads it with int(). With 1 the warm-up draws (⌈num_warmup / thin⌉,
+    // rstan's count) come first, as CmdStan writes them.
+    line(fmt::format("#     save_warmup = {}", header.save_warmup ? 1 : 0));
     line(fmt::format("#     thin = {}", every));
     line("#     adapt");
     line("#       engaged = 0");

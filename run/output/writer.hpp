@@ -38,6 +38,8 @@ struct RunHeader {
   std::vector<Eigen::Index> shape;    ///< a draw's shape: {d}, or {n, p} on a matrix manifold (flattened column-major)
   std::vector<const Statistic*> statistics;  ///< the sampler's per-draw statistics, as it declares them (Statistics::ordered)
   bool has_lp = false;                ///< draws carry lp = −U(x) (config "log_density": true)
+  bool save_warmup = false;           ///< warm-up draws come first, marked (DrawBlock::warmup_rows; config "save_warmup")
+  std::uint64_t expected_warmup = 0;  ///< warm-up draws per chain when save_warmup (⌈burn_in / thin⌉)
   /// N > 0: each draw carries log p(y_i | x) of the target's N examples (config "log_likelihood": true)
   Eigen::Index log_likelihood = 0;
   std::uint64_t expected_draws = 0;   ///< kept draws per chain when no chain stops early (a chain may keep fewer)
@@ -56,7 +58,9 @@ struct RunHeader {
 
 /// One chain's next kept draws: `rows` draws, row-major (`dim` values each), the step statistics of
 /// each, lp = −U(x) of each when the header says so (else empty), and the pointwise log-likelihood of
-/// each when the header's `log_likelihood` N > 0 (N values per draw, row-major; else empty).
+/// each when the header's `log_likelihood` N > 0 (N values per draw, row-major; else empty). The first
+/// `warmup_rows` rows are warm-up draws (config `save_warmup`; a chain's warm-up draws all come before
+/// its first draw after the burn-in).
 struct DrawBlock {
   std::size_t chain = 0;
   Eigen::Index dim = 0;
@@ -64,7 +68,19 @@ struct DrawBlock {
   std::span<const StepInfo> stats;
   std::span<const double> lp;
   std::span<const double> log_lik;
+  std::size_t warmup_rows = 0;
   std::size_t rows() const { return stats.size(); }
+  /// Rows [first, first + count) as a block of their own (its warm-up rows those among them).
+  DrawBlock slice(std::size_t first, std::size_t count) const {
+    const auto d = static_cast<std::size_t>(dim);
+    const std::size_t per_lp = lp.empty() ? 0 : 1, per_ll = rows() ? log_lik.size() / rows() : 0;
+    return {chain, dim, values.subspan(first * d, count * d), stats.subspan(first, count), lp.subspan(first * per_lp, count * per_lp),
+            log_lik.subspan(first * per_ll, count * per_ll), first < warmup_rows ? std::min(count, warmup_rows - first) : 0};
+  }
+  /// The warm-up rows, and the rows after the burn-in (a format without a place for warm-up draws
+  /// writes only these).
+  DrawBlock warmup() const { return slice(0, warmup_rows); }
+  DrawBlock sampling() const { return slice(warmup_rows, rows() - warmup_rows); }
   std::span<const double> row(std::size_t i) const {
     return values.subspan(i * static_cast<std::size_t>(dim), static_cast<std::size_t>(dim));
   }
@@ -131,9 +147,10 @@ class BlockBuffer {
       : writers_(writers), header_(header), log_lik_of_(std::move(log_lik)), capacity_(capacity) {
     require(header.log_likelihood == 0 || log_lik_of_, "the run's pointwise log-likelihood needs its target");
   }
-  void add(std::size_t chain, std::span<const double> values, const StepInfo& info, double lp) {
-    if (chain != chain_) flush();
+  void add(std::size_t chain, std::span<const double> values, const StepInfo& info, double lp, bool warmup = false) {
+    if (chain != chain_ || (warmup && stats_.size() > warmup_rows_)) flush();  // a block's warm-up rows come first
     chain_ = chain;
+    if (warmup) ++warmup_rows_;
     values_.insert(values_.end(), values.begin(), values.end());
     stats_.push_back(info);
     if (header_.has_lp) lp_.push_back(lp);
@@ -142,8 +159,9 @@ class BlockBuffer {
   void flush() {
     if (stats_.empty()) return;
     if (header_.log_likelihood > 0) log_lik_of_(chain_, values_, log_lik_);
-    const DrawBlock block{chain_, header_.dim(), values_, stats_, lp_, log_lik_};
+    const DrawBlock block{chain_, header_.dim(), values_, stats_, lp_, log_lik_, warmup_rows_};
     for (Writer* w : writers_) w->append(block);
+    warmup_rows_ = 0;
     values_.clear();
     stats_.clear();
     lp_.clear();
@@ -157,6 +175,7 @@ class BlockBuffer {
   LogLikelihoodOf log_lik_of_;
   std::size_t capacity_;
   std::size_t chain_ = 0;
+  std::size_t warmup_rows_ = 0;
   std::vector<double> values_, lp_, log_lik_;
   std::vector<StepInfo> stats_;
 };
