@@ -290,6 +290,31 @@ inline std::size_t csv_columns(const std::filesystem::path& path) {
   return 0;
 }
 
+/// The column names on a CSV file's header line (trimmed, as the loaders trim fields), or none when its
+/// first non-blank line is a row of numbers: the header rule the loaders apply (CsvLines::header_or_error),
+/// for a target that names its parameters after the columns (run/targets/coefficient_names.hpp).
+inline std::vector<std::string> csv_header(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::string line;
+  bool first = true;
+  while (std::getline(in, line)) {
+    std::string_view text = line;
+    if (first && text.starts_with(detail::utf8_bom)) text.remove_prefix(detail::utf8_bom.size());
+    first = false;
+    const std::string name = shown(path);
+    detail::CsvLines lines{text, name, ',', 0, 0};
+    if (!lines.next() || lines.blank()) continue;
+    lines.split();
+    double v;
+    const bool numbers = std::all_of(lines.fields.begin(), lines.fields.end(), [&](std::string_view f) { return detail::parse_double(f, v); });
+    if (numbers || !lines.header_or_error()) return {};
+    std::vector<std::string> names;
+    for (std::string_view f : lines.fields) names.emplace_back(detail::trimmed(f));
+    return names;
+  }
+  return {};
+}
+
 namespace detail {
 /// A line of exactly `cols` plain numbers separated by single commas (no spaces, quotes or '+'), as CSV
 /// writers emit them: the first cols − 1 into `features`, the last into `label`, one from_chars a

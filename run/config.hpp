@@ -175,6 +175,10 @@ inline RunConfig parse_config(const json& j, const Registry& registry, const Pla
     c.manifold.resolved = {{"name", "euclidean"}, {"dim", *c.target.natural_dim}};
     c.manifold.deferred = false;
   }
+  // The draw's named blocks must cover it exactly (a target's own do by construction; `names` may not).
+  if (c.target.parameters)
+    output::check_parameters(*c.target.parameters, c.manifold.manifold.ambient_size(),
+                             c.target.resolved.contains("names") ? "/target/names" : "/target");
   c.steps = f.count("steps", 1000, 0);
   c.burn_in = f.count("burn_in", 0, 0);
   c.thin = f.count("thin", 1, 1);

@@ -79,9 +79,11 @@ inline ManifoldEntry stiefel_manifold() {
             return c;
           }};
 }
-/// {"name": "product", "factors": [manifold, ...]}: points are the factors' points concatenated.
+/// {"name": "product", "factors": [manifold, ...]}: points are the factors' points concatenated. Each
+/// factor is a parameter block of its own shape (a Stiefel factor a matrix), named by the factor's
+/// optional "parameter" field (its "name" is the manifold's), else x1, x2, ... (docs/config.md).
 inline ManifoldEntry product_manifold() {
-  return {{"product"}, "a product of manifolds (factors)", [](Fields& f, const Registry& registry) {
+  return {{"product"}, "a product of manifolds (factors; each may name its block: parameter)", [](Fields& f, const Registry& registry) {
             const json& factors = f.get("factors");
             if (!factors.is_array() || factors.empty()) fail(f.at("factors"), "expected a non-empty list of manifolds");
             ManifoldChoice c;
@@ -89,16 +91,31 @@ inline ManifoldEntry product_manifold() {
             c.resolved = {{"name", "product"}, {"factors", json::array()}};
             std::vector<AnyManifold> list;
             std::vector<Geometry> parts;
+            output::Parameters blocks;
             for (std::size_t i = 0; i < factors.size(); ++i) {
               const std::string path = fmt::format("{}/{}", f.at("factors"), i);
-              const ManifoldChoice factor = registry.parse_manifold(factors[i], path);
+              json section = factors[i];
+              std::string parameter = fmt::format("x{}", i + 1);
+              if (section.is_object() && section.contains("parameter")) {
+                if (!section["parameter"].is_string()) fail(path + "/parameter", fmt::format("expected a string, got {}", describe(section["parameter"])));
+                parameter = section["parameter"].get<std::string>();
+                if (const auto why = output::invalid_name(parameter)) fail(path + "/parameter", fmt::format("'{}' is not a parameter name: {}", printable(parameter), *why));
+                section.erase("parameter");  // the factor's own section, as its entry reads it
+              }
+              const ManifoldChoice factor = registry.parse_manifold(section, path);
               if (factor.deferred) fail(path + "/dim", "required field is missing");
               list.push_back(factor.manifold);
               parts.push_back(factor.geometry);
-              c.resolved["factors"].push_back(factor.resolved);
+              json resolved = factor.resolved;
+              if (factors[i].contains("parameter")) resolved["parameter"] = parameter;
+              c.resolved["factors"].push_back(std::move(resolved));
+              blocks.add(parameter, factor.rows > 0 && factor.cols > 0 ? std::vector<Eigen::Index>{factor.rows, factor.cols}
+                                                                       : std::vector<Eigen::Index>{factor.manifold.ambient_size()});
             }
             c.manifold = DynamicProduct(std::move(list));
             c.geometry = Geometry::product_of(std::move(parts));
+            output::check_parameters(blocks, c.manifold.ambient_size(), f.at("factors"));  // distinct names
+            c.parameters = std::move(blocks);
             return c;
           }};
 }

@@ -50,14 +50,21 @@ void validate_record(const json& r) {
 
 namespace detail {
 
+output::Parameters parameters_of(const RunConfig& c) {
+  if (c.target.parameters) return *c.target.parameters;
+  if (c.manifold.parameters) return *c.manifold.parameters;
+  if (c.manifold.rows > 0 && c.manifold.cols > 0) return output::default_parameters({c.manifold.rows, c.manifold.cols});
+  return output::default_parameters({c.manifold.manifold.ambient_size()});
+}
+
 output::RunHeader header_of(const RunConfig& c, const AnyChain& chain, std::uint64_t total_steps) {
   // total_steps: the steps the longest chain will have done at the end.
   output::RunHeader h;
   h.config = c.resolved;
   h.sampler = c.resolved["sampler"]["name"].get<std::string>();
   h.chains = c.chains;
-  if (c.manifold.rows > 0 && c.manifold.cols > 0) h.shape = {c.manifold.rows, c.manifold.cols};
-  else h.shape = {chain.position().size()};
+  h.parameters = parameters_of(c);
+  output::check_parameters(h.parameters, chain.position().size(), "the draw's parameters");
   h.statistics = chain.statistics().ordered();
   h.has_lp = c.log_density;
   h.save_warmup = c.retention.save_warmup;

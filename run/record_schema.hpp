@@ -38,6 +38,11 @@ void validate_record(const json& r);
 
 namespace detail {
 
+/// The draw's named blocks for a run of config `c` — the one place every output's names come from (a
+/// run's, and convert's, thin's and resume's from the record's config): the target's (`names`, or its
+/// own), else the manifold's (a product's factors), else one block `x` of the manifold's shape.
+output::Parameters parameters_of(const RunConfig& c);
+
 /// What every writer needs before the first draw, for chains built from `c`; `total_steps`: the steps
 /// the longest chain will have done at the end.
 output::RunHeader header_of(const RunConfig& c, const AnyChain& chain, std::uint64_t total_steps);

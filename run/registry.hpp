@@ -25,6 +25,7 @@
 #include <sgmcmc/run/any_target.hpp>
 #include <sgmcmc/run/distributed/transport.hpp>
 #include <sgmcmc/run/fields.hpp>
+#include <sgmcmc/run/output/parameters.hpp>
 
 namespace sgmcmc::run {
 
@@ -62,6 +63,9 @@ struct ManifoldChoice {
   Geometry geometry; ///< what the manifold is, as typed facts
   json resolved;     ///< the section with every default filled in (for the run record)
   Eigen::Index rows = 0, cols = 0;  ///< a matrix manifold's n × p (matrix-valued target fields), else 0
+  /// The point's named blocks when the manifold has some (a product: a block per factor); else the
+  /// draw is one block `x` of the manifold's shape.
+  std::optional<output::Parameters> parameters = {};
   bool deferred = false;
   /// The run's cap on the ambient size (the config's max_dimension): a target that fixes the dimension
   /// itself checks its size against it before it allocates anything of that size (targets::check_size).
@@ -124,6 +128,9 @@ struct TargetChoice {
   /// The threads each chain's copy starts itself (bnn's `threads`): the run runs fewer chains at once so
   /// that it starts at most parallel::thread_cap() threads in all.
   unsigned threads_per_chain = 1;
+  /// The draw's named blocks: the config's `names` if given, else the target's own (logistic's
+  /// b_<column>, bnn's W1, b1, W2, b2), else none (the manifold's; run/record_schema.cpp parameters_of).
+  std::optional<output::Parameters> parameters = {};
 };
 
 /// A Langevin-type step's noise balance, for a sampler that injects N(0, 2Ch) noise per step with a

@@ -8,7 +8,8 @@
 //   ...
 //
 // `chain` and `draw` count from 0 (as the JSON record's chains[i] and the NetCDF coordinates do);
-// the coordinates are named as Stan names them (run::output::parameter_names). Lines of different
+// the coordinates are named as Stan names them (run::output::stan_names: x.i.j, or the run's own
+// parameter names). Lines of different
 // chains may interleave (the run hands the draws over in rounds); each line says whose draw it is.
 //
 // A format is a Writer (run/output/writer.hpp: begin, append, finish, files) and a FormatEntry (its
@@ -36,11 +37,8 @@ class TableWriter final : public output::Writer {
   explicit TableWriter(std::string path) : file_(std::move(path)) {}
 
   void begin(const output::RunHeader& header) override {
-    std::vector<std::string> names = output::parameter_names(header.shape);
-    if (static_cast<Eigen::Index>(names.size()) != header.dim())  // a shape the Stan names do not cover
-      sgmcmc::fail("{}: the table names vectors and matrices only", file_.path());
     std::string line = "chain draw";
-    for (const auto& name : names) line += ' ' + name;
+    for (const auto& name : output::stan_names(header.parameters)) line += ' ' + name;
     file_.write(line + '\n');
     next_draw_.assign(header.chains, 0);
   }

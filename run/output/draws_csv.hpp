@@ -8,8 +8,9 @@
 //
 // `.chain` and `.iteration` count from 1 as posterior's do; `.draw` numbers the rows in file order (a
 // row's unique id: the run hands draws over in rounds, so the chains' rows interleave — sort by .chain,
-// .iteration for one chain after another). Parameters are named as posterior and brms name them,
-// `x[i]`, and `x[i,j]` on a matrix manifold (quoted: the name holds a comma); the sampler's statistics
+// .iteration for one chain after another). Parameters are named as posterior and brms name them
+// (run/output/parameters.hpp): a scalar `b_age`, `x[i]`, and `x[i,j]` on a matrix (quoted: the name
+// holds a comma); the sampler's statistics
 // follow under their Stan names (`name__`), and `lp__` when the run records it. Numbers have
 // shortest round-trip digits (the file reads back to the same doubles); NaN is written `NaN`, which R's
 // read.csv and pandas both read as not-a-number. Reading it: `posterior::as_draws_df(read.csv(f,
@@ -39,14 +40,9 @@ class DrawsCsvWriter final : public Writer {
       sgmcmc::fail("{}: draws_csv cannot mark Stein-thinned draws (posterior would take them for chains and compute ESS "
                    "and R-hat on them): write csv or netcdf, which say they are thinned", file_.path());
     std::string line = ".chain,.iteration,.draw";
-    if (header.shape.size() == 2) {
-      for (Eigen::Index j = 0; j < header.shape[1]; ++j)
-        for (Eigen::Index i = 0; i < header.shape[0]; ++i) fmt::format_to(std::back_inserter(line), ",\"x[{},{}]\"", i + 1, j + 1);
-    } else if (header.shape.size() == 1) {
-      for (Eigen::Index i = 0; i < header.shape[0]; ++i) fmt::format_to(std::back_inserter(line), ",x[{}]", i + 1);
-    } else {
-      sgmcmc::fail("{}: draws_csv names vectors and matrices only, not a draw of shape rank {}", file_.path(), header.shape.size());
-    }
+    // posterior's names (W1[1,2]); a name with a comma is quoted, as posterior's own write_csv quotes it.
+    for (const std::string& name : bracket_names(header.parameters))
+      line += name.find(',') == std::string::npos ? ',' + name : ",\"" + name + '"';
     statistics_ = header.statistics;
     for (const Statistic* s : statistics_) fmt::format_to(std::back_inserter(line), ",{}__", s->name);
     has_lp_ = header.has_lp;

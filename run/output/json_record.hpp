@@ -146,12 +146,12 @@ class JsonRecordWriter final : public Writer {
     const auto flush_if_big = [&] {
       if (text.size() >= (1u << 20)) file.write(std::exchange(text, {}));
     };
-    text += '{';
-    bool first_key = true;
+    // The draw's named blocks first (docs/run-format.md, "parameters"), from the header: every record
+    // written (a run's, resume's, convert's, thin's) names its draws as its writers' other formats do.
+    text += "{\"parameters\":" + parameters_json(header_.parameters).dump();
     for (const auto& [key, value] : record.items()) {
-      if (!first_key) text += ',';
-      first_key = false;
-      text += json(key).dump() + ':';
+      if (key == "parameters") continue;
+      text += ',' + json(key).dump() + ':';
       if (key != "chains") {
         text += value.dump();
         continue;
@@ -265,6 +265,7 @@ class RecordInMemory final : public Writer {
   }
   void finish(const json& record) override {
     record_ = record;
+    record_["parameters"] = parameters_json(header_.parameters);
     for (std::size_t c = 0; c < record_["chains"].size() && c < samples_.size(); ++c) {
       if (header_.save_warmup) record_["chains"][c]["burn_in_draws"] = warmup_[c];
       record_["chains"][c]["sample_stats"] = std::move(stats_[c]);

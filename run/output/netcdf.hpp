@@ -2,7 +2,9 @@
 // ArviZ InferenceData as NetCDF-4 (docs/run-format.md, "ArviZ InferenceData"): what `arviz.from_netcdf`
 // and `xarray.open_dataset(path, group=...)` read. The layout follows ArviZ's schema
 // (python.arviz.org, "InferenceData schema specification"):
-//   posterior     x(chain, draw, x_dim_0[, x_dim_1]) double, NaN where a chain made no draw;
+//   posterior     a variable per parameter block (run/output/parameters.hpp), in the draw's order:
+//                 name(chain, draw[, name_dim_0[, name_dim_1]]) double — by default the one block
+//                 x(chain, draw, x_dim_0[, x_dim_1]) — NaN where a chain made no draw;
 //   sample_stats  one (chain, draw) variable per statistic, under ArviZ's name where ArviZ has one with
 //                 the same meaning (lp, acceptance_rate, step_size, diverging, energy), else ours;
 //   the root      the run: per chain the draws it kept, its status, its diagnostics (diagnostic_*) and
@@ -153,9 +155,8 @@ class NetcdfWriter final : public Writer {
 
   void begin(const RunHeader& header) override {
     require(!nc_, "{}: begin called twice", path());
-    require(header.shape.size() == 1 || header.shape.size() == 2,
-            "{}: a draw's shape must be {{d}} or {{n, p}}, got {} numbers", path(), header.shape.size());
-    shape_ = header.shape;
+    require(!header.parameters.empty(), "{}: a draw with no parameters", path());
+    parameters_ = header.parameters;
     dim_ = header.dim();
     chains_ = header.chains;
     expected_draws_ = header.expected_draws;
@@ -244,17 +245,24 @@ class NetcdfWriter final : public Writer {
 
     netCDF::NcGroup posterior = root.addGroup("posterior");
     put_group_attributes(posterior, header, created_at);
-    std::vector<netCDF::NcDim> dims = sample_dims(posterior);
-    std::vector<std::size_t> chunk{1, netcdf_detail::draws_per_chunk(static_cast<std::size_t>(dim_), expected_draws_)};
-    for (std::size_t k = 0; k < shape_.size(); ++k) {
-      const auto length = static_cast<std::size_t>(shape_[k]);
-      dims.push_back(netcdf_detail::add_indexed_dim(posterior, fmt::format("x_dim_{}", k), length));
-      chunk.push_back(std::max<std::size_t>(1, length));
+    const std::vector<netCDF::NcDim> draw_dims = sample_dims(posterior);
+    // Every block's chunk holds the same draws, about 1 MiB of the whole draw's values: a block of
+    // rows touches one chunk per variable, and all of a chain's chunks together stay near 1 MiB.
+    const std::size_t chunk_draws = netcdf_detail::draws_per_chunk(static_cast<std::size_t>(dim_), expected_draws_);
+    for (const ParameterBlock& b : parameters_.blocks) {
+      std::vector<netCDF::NcDim> dims = draw_dims;
+      std::vector<std::size_t> chunk{1, chunk_draws};
+      for (std::size_t k = 0; k < b.shape.size(); ++k) {
+        const auto length = static_cast<std::size_t>(b.shape[k]);
+        dims.push_back(netcdf_detail::add_indexed_dim(posterior, fmt::format("{}_dim_{}", b.name, k), length));
+        chunk.push_back(length);
+      }
+      const netCDF::NcVar var = posterior.addVar(b.name, netCDF::ncDouble, dims);
+      netcdf_detail::set_chunks(var, chunk);
+      netcdf_detail::cache_a_chunk_per_chain(var, chains_, chunk_draws * static_cast<std::size_t>(b.size()) * sizeof(double));
+      var.setFill(true, std::numeric_limits<double>::quiet_NaN());
+      posterior_.push_back(var);
     }
-    x_ = posterior.addVar("x", netCDF::ncDouble, dims);
-    netcdf_detail::set_chunks(x_, chunk);
-    netcdf_detail::cache_a_chunk_per_chain(x_, chains_, chunk[1] * static_cast<std::size_t>(dim_) * sizeof(double));
-    x_.setFill(true, std::numeric_limits<double>::quiet_NaN());
 
     // The pointwise log-likelihood (config "log_likelihood": true): ArviZ's `log_likelihood` group,
     // which az.loo and az.waic read; named log_lik, as Stan's CSV column.
@@ -338,23 +346,27 @@ class NetcdfWriter final : public Writer {
     if (!header.thinning.is_null()) group.putAtt("sgmcmc_thinned", header.thinning.dump());
   }
 
-  /// x[c, k, i, j] of a draw that arrives flattened column-major (element (i, j) at i + n j): netCDF
-  /// stores the last index fastest, so a matrix draw is transposed on the way; a vector goes as it is.
+  /// Each block's name[c, k, i, j] of draws that arrive flattened, a matrix block column-major (element
+  /// (i, j) at i + n j): netCDF stores the last index fastest, so a matrix block is transposed on the
+  /// way; a draw of one vector block goes as it is.
   void put_draws(const DrawBlock& block, std::uint64_t offset) {
-    const std::size_t rows = block.rows();
-    std::vector<std::size_t> start{block.chain, offset}, count{1, rows};
-    for (Eigen::Index n : shape_) start.push_back(0), count.push_back(static_cast<std::size_t>(n));
-    if (shape_.size() == 1) {
-      x_.putVar(start, count, block.values.data());
-      return;
+    const std::size_t rows = block.rows(), d = static_cast<std::size_t>(dim_);
+    for (std::size_t v = 0; v < parameters_.blocks.size(); ++v) {
+      const ParameterBlock& b = parameters_.blocks[v];
+      std::vector<std::size_t> start{block.chain, offset}, count{1, rows};
+      for (Eigen::Index n : b.shape) start.push_back(0), count.push_back(static_cast<std::size_t>(n));
+      if (b.shape.size() < 2 && parameters_.blocks.size() == 1) {
+        posterior_[v].putVar(start, count, block.values.data());
+        continue;
+      }
+      const auto size = static_cast<std::size_t>(b.size()), at = static_cast<std::size_t>(b.offset);
+      const std::size_t n = b.shape.size() == 2 ? static_cast<std::size_t>(b.shape[0]) : size, p = size / n;
+      reals_.resize(rows * size);
+      for (std::size_t r = 0; r < rows; ++r)
+        for (std::size_t j = 0; j < p; ++j)
+          for (std::size_t i = 0; i < n; ++i) reals_[r * size + i * p + j] = block.values[r * d + at + i + n * j];
+      posterior_[v].putVar(start, count, reals_.data());
     }
-    const auto n = static_cast<std::size_t>(shape_[0]), p = static_cast<std::size_t>(shape_[1]);
-    const auto d = static_cast<std::size_t>(dim_);
-    reals_.resize(rows * d);
-    for (std::size_t r = 0; r < rows; ++r)
-      for (std::size_t j = 0; j < p; ++j)
-        for (std::size_t i = 0; i < n; ++i) reals_[r * d + i * p + j] = block.values[r * d + i + n * j];
-    x_.putVar(start, count, reals_.data());
   }
 
   void put_statistics(const DrawBlock& block, std::uint64_t offset) {
@@ -526,7 +538,7 @@ class NetcdfWriter final : public Writer {
   // AtomicFile removes its temporary.
   AtomicFile file_;
   std::optional<netCDF::NcFile> nc_;
-  std::vector<Eigen::Index> shape_;
+  Parameters parameters_;
   Eigen::Index dim_ = 0;
   std::size_t chains_ = 0;
   std::uint64_t expected_draws_ = 0;
@@ -534,7 +546,8 @@ class NetcdfWriter final : public Writer {
   std::vector<netCDF::NcVar> draw_coordinates_;  ///< `draw` of each group
   bool has_lp_ = false;
   Eigen::Index log_lik_size_ = 0;  ///< pointwise log-likelihood values per draw (0: none)
-  netCDF::NcVar x_, lp_, log_lik_, draws_kept_, chain_status_, chain_error_;
+  std::vector<netCDF::NcVar> posterior_;  ///< a variable per parameter block
+  netCDF::NcVar lp_, log_lik_, draws_kept_, chain_status_, chain_error_;
   std::vector<StatisticVar> statistics_;
   std::vector<std::uint64_t> written_;  ///< draws written per chain: the next block's offset
   // Scratch for one block's values in netCDF's order (never the run's).
@@ -561,7 +574,8 @@ struct InferenceChain {
 
 /// A NetCDF run read back (for tests and conversion).
 struct InferenceDraws {
-  std::vector<Eigen::Index> shape;  ///< a draw's shape, {d} or {n, p}
+  Parameters parameters;            ///< posterior's variables in the file's order, as blocks of the flat draw
+  std::vector<Eigen::Index> shape;  ///< the one block's shape ({d} or {n, p}); with several blocks {d}
   std::vector<InferenceChain> chains;
   json config;  ///< the resolved config (null when the file has none)
   std::string sampler, library_version, created_at, status;
@@ -618,15 +632,30 @@ inline InferenceDraws read_netcdf(const std::string& path) {
     InferenceDraws out;
     const netCDF::NcGroup posterior = required_group(file, "posterior", path);
     const netCDF::NcGroup sample_stats = required_group(file, "sample_stats", path);
-    const netCDF::NcVar x = required_var(posterior, "x", path);
-    const std::vector<netCDF::NcDim> dims = x.getDims();
-    if (dims.size() != 3 && dims.size() != 4)
-      throw Error(fmt::format("{}: posterior/x has {} dimensions, expected chain, draw and one or two more", path, dims.size()));
-    const std::size_t chains = dims[0].getSize(), draws = dims[1].getSize();
-    for (std::size_t k = 2; k < dims.size(); ++k) out.shape.push_back(static_cast<Eigen::Index>(dims[k].getSize()));
-    const std::size_t n = static_cast<std::size_t>(out.shape[0]);
-    const std::size_t p = out.shape.size() == 2 ? static_cast<std::size_t>(out.shape[1]) : 1;
-    const std::size_t d = n * p;
+    // The parameter variables: posterior's (chain, draw, ...) variables in the order they were defined
+    // (netCDF-C++'s getVars sorts by name), which is the draw's.
+    int count_vars = 0;
+    netCDF::ncCheck(nc_inq_varids(posterior.getId(), &count_vars, nullptr), __FILE__, __LINE__);
+    std::vector<int> ids(static_cast<std::size_t>(count_vars));
+    if (count_vars > 0) netCDF::ncCheck(nc_inq_varids(posterior.getId(), &count_vars, ids.data()), __FILE__, __LINE__);
+    std::vector<netCDF::NcVar> vars;
+    std::size_t chains = 0, draws = 0;
+    for (int id : ids) {
+      const netCDF::NcVar var(posterior, id);
+      const std::vector<netCDF::NcDim> dims = var.getDims();
+      if (dims.size() < 2 || dims[0].getName() != "chain" || dims[1].getName() != "draw") continue;
+      if (dims.size() > 4)
+        throw Error(fmt::format("{}: posterior/{} has {} dimensions, expected chain, draw and at most two more", path, var.getName(), dims.size()));
+      std::vector<Eigen::Index> shape;
+      for (std::size_t k = 2; k < dims.size(); ++k) shape.push_back(static_cast<Eigen::Index>(dims[k].getSize()));
+      out.parameters.add(var.getName(), std::move(shape));
+      chains = dims[0].getSize(), draws = dims[1].getSize();
+      vars.push_back(var);
+    }
+    if (vars.empty()) throw Error(fmt::format("{}: no (chain, draw, ...) variable in group 'posterior'", path));
+    out.shape = out.parameters.blocks.size() == 1 && !out.parameters.blocks[0].shape.empty() ? out.parameters.blocks[0].shape
+                                                                                               : std::vector<Eigen::Index>{out.parameters.dim()};
+    const auto d = static_cast<std::size_t>(out.parameters.dim());
 
     const netCDF::NcVar kept = required_var(file, "draws_kept", path);
     const std::vector<std::string> status = read_strings(required_var(file, "chain_status", path), chains);
@@ -635,19 +664,24 @@ inline InferenceDraws read_netcdf(const std::string& path) {
     for (const auto& [name, var] : sample_stats.getVars())
       if (name != "chain" && name != "draw") stat_names.push_back(name);
 
-    std::vector<double> c_order(draws * d);
-    std::vector<std::size_t> start{0, 0}, count{1, draws};
-    for (std::size_t k = 2; k < dims.size(); ++k) start.push_back(0), count.push_back(dims[k].getSize());
+    std::vector<double> c_order;
     for (std::size_t c = 0; c < chains; ++c) {
       InferenceChain chain;
-      start[0] = c;
-      if (draws > 0 && d > 0) x.getVar(start, count, c_order.data());
-      // netCDF's x[c, k, i, j] back to a row flattened column-major: (i, j) at i + n j.
       chain.draws.resize(static_cast<Eigen::Index>(draws), static_cast<Eigen::Index>(d));
-      for (std::size_t k = 0; k < draws; ++k)
-        for (std::size_t i = 0; i < n; ++i)
-          for (std::size_t j = 0; j < p; ++j)
-            chain.draws(static_cast<Eigen::Index>(k), static_cast<Eigen::Index>(i + n * j)) = c_order[k * d + i * p + j];
+      for (std::size_t v = 0; v < vars.size(); ++v) {
+        const ParameterBlock& b = out.parameters.blocks[v];
+        const auto size = static_cast<std::size_t>(b.size());
+        std::vector<std::size_t> start{c, 0}, count{1, draws};
+        for (Eigen::Index n : b.shape) start.push_back(0), count.push_back(static_cast<std::size_t>(n));
+        c_order.resize(draws * size);
+        if (draws > 0) vars[v].getVar(start, count, c_order.data());
+        // netCDF's name[c, k, i, j] back into the flat row, the block's (i, j) at offset + i + n j.
+        const std::size_t n = b.shape.size() == 2 ? static_cast<std::size_t>(b.shape[0]) : size, p = size / n;
+        for (std::size_t k = 0; k < draws; ++k)
+          for (std::size_t i = 0; i < n; ++i)
+            for (std::size_t j = 0; j < p; ++j)
+              chain.draws(static_cast<Eigen::Index>(k), b.offset + static_cast<Eigen::Index>(i + n * j)) = c_order[k * size + i * p + j];
+      }
       for (const std::string& name : stat_names) chain.stats[name] = read_statistic(required_var(sample_stats, name, path), c, draws);
       long long count_kept = 0;
       kept.getVar({c}, &count_kept);

@@ -101,10 +101,7 @@ class StanCsvWriter final : public Writer {
 
   void begin(const RunHeader& header) override {
     require(files_.empty(), "{}: the Stan CSV writer was begun twice", base_);
-    names_ = parameter_names(header.shape);
-    require(static_cast<Eigen::Index>(names_.size()) == header.dim(),
-            "{}: Stan CSV names vectors and matrices only, not a draw of shape rank {}", base_,
-                        header.shape.size());
+    names_ = stan_names(header.parameters);
     dim_ = header.dim();
     has_lp_ = header.has_lp;
     log_lik_ = header.log_likelihood;

@@ -25,6 +25,7 @@
 #include <sgmcmc/concepts/sampler.hpp>
 #include <sgmcmc/modules/error.hpp>
 #include <sgmcmc/run/output/atomic_file.hpp>
+#include <sgmcmc/run/output/parameters.hpp>
 
 namespace sgmcmc::run::output {
 
@@ -35,7 +36,7 @@ struct RunHeader {
   json config;                        ///< the config with every default filled in (docs/config.md)
   std::string sampler;                ///< the sampler's name as the config gives it
   std::size_t chains = 0;
-  std::vector<Eigen::Index> shape;    ///< a draw's shape: {d}, or {n, p} on a matrix manifold (flattened column-major)
+  Parameters parameters;              ///< a draw's named blocks (run/output/parameters.hpp): by default one `x` of the manifold's shape
   std::vector<const Statistic*> statistics;  ///< the sampler's per-draw statistics, as it declares them (Statistics::ordered)
   bool has_lp = false;                ///< draws carry lp = −U(x) (config "log_density": true)
   bool save_warmup = false;           ///< warm-up draws come first, marked (DrawBlock::warmup_rows; config "save_warmup")
@@ -49,11 +50,7 @@ struct RunHeader {
   json thinning;
   std::string library_version;
 
-  Eigen::Index dim() const {
-    Eigen::Index d = 1;
-    for (auto n : shape) d *= n;
-    return shape.empty() ? 0 : d;
-  }
+  Eigen::Index dim() const { return parameters.dim(); }
 };
 
 /// One chain's next kept draws: `rows` draws, row-major (`dim` values each), the step statistics of
@@ -179,18 +176,5 @@ class BlockBuffer {
   std::vector<double> values_, lp_, log_lik_;
   std::vector<StepInfo> stats_;
 };
-
-/// Stan-style flat names of a draw's coordinates: "x.1", ..., or "x.i.j" on a matrix manifold, in the
-/// flattened (column-major) order, as CmdStan names a vector or matrix parameter's columns.
-inline std::vector<std::string> parameter_names(const std::vector<Eigen::Index>& shape, const std::string& base = "x") {
-  std::vector<std::string> names;
-  if (shape.size() == 2) {
-    for (Eigen::Index j = 0; j < shape[1]; ++j)
-      for (Eigen::Index i = 0; i < shape[0]; ++i) names.push_back(fmt::format("{}.{}.{}", base, i + 1, j + 1));
-  } else if (shape.size() == 1) {
-    for (Eigen::Index i = 0; i < shape[0]; ++i) names.push_back(fmt::format("{}.{}", base, i + 1));
-  }
-  return names;
-}
 
 }  // namespace sgmcmc::run::output

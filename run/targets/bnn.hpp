@@ -91,12 +91,16 @@ inline TargetEntry bnn_target() {
               m.precisions = std::make_shared<models::BnnPrecisions>(models::BnnPrecisions{lambda, lambda});
               m.chunks = m.threads = static_cast<int>(threads);
               const Eigen::Index own = m.dim();
+              // The blocks as models/bnn.hpp lays θ out: vec(W1) (d × H), b1, vec(W2) (H × K), b2.
+              const auto H = m.hidden, K = m.classes;
+              const output::Parameters parameters =
+                  output::Parameters{}.add("W1", {d.dim(), H}).add("b1", {H}).add("W2", {H, K}).add("b2", {K});
               if (const auto dim = manifold.dim(); dim && own != *dim)
                 fail(f.at("data"), fmt::format("a {}–{}–{} net on {} has {} weights but the manifold has {} coordinates", d.dim(),
                                                hidden, classes, printable(path, 200), own, *dim));
               TargetChoice c = targets::with_file(targets::make_estimated_choice(f, name, models::minibatch(std::move(m), batch,
                                                                                                              targets::sampling(replace)),
-                                                                                 std::move(out), {own, true, gibbs_every}),
+                                                                                 std::move(out), {own, true, gibbs_every, {}, parameters}),
                                                   std::move(file));
               c.threads_per_chain = static_cast<unsigned>(threads);
               return c;

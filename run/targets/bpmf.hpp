@@ -77,11 +77,15 @@ inline TargetEntry bpmf_target() {
             if (const auto dim = manifold.dim(); dim && own != *dim)
               fail(f.at("data"), fmt::format("{} users and {} items at latent {} give {} coordinates but the manifold has {}", m.users(),
                                              m.items(), latent, own, *dim));
+            // The blocks as models/bpmf.hpp lays θ out, the biases named as their precisions are in the record's state.
+            const auto D = static_cast<Eigen::Index>(latent);
+            output::Parameters parameters = output::Parameters{}.add("U", {D, m.users()}).add("V", {D, m.items()})
+                                                .add("user_bias", {m.users()}).add("item_bias", {m.items()});
             json out = {{"name", name}, {"data", path}, {"latent", latent}, {"tau", tau}, {"prior_precision", lambda},
                         {"mean", mu}, {"batch_size", batch}, {"with_replacement", replace}, {"gibbs_every", gibbs_every}};
             return targets::with_file(targets::make_estimated_choice(f, name, models::minibatch(std::move(m), batch,
                                                                                                  targets::sampling(replace)),
-                                                                     std::move(out), {own, true, gibbs_every}),
+                                                                     std::move(out), {own, true, gibbs_every, {}, std::move(parameters)}),
                                       std::move(file));
           }};
 }

@@ -1,5 +1,5 @@
 #pragma once
-// What every target entry (run/registry.hpp) shares: the fields every target accepts (`grad_noise`;
+// What every target entry (run/registry.hpp) shares: the fields every target accepts (`grad_noise`, `names`;
 // `gibbs_every`, which only targets with prior precisions take), the checks against the manifold
 // section parsed before it (its kind, its dimension, or no dimension yet), and the wrapping of a model
 // into the run layer's AnyTarget with the section's resolved record (docs/config.md).
@@ -110,6 +110,18 @@ inline double read_grad_noise(Fields& f, json& resolved) {
   return sigma;
 }
 
+/// `names`, which every target accepts (docs/config.md, "target.names"): the draw's parameters, each a
+/// string (a scalar) or {"name": ..., "shape": [...]}, overriding the target's `own` names. Recorded as
+/// given. Their sizes are checked against the draw's dimension once it is known (run/config.hpp).
+inline std::optional<output::Parameters> read_names(Fields& f, json& resolved, std::optional<output::Parameters> own) {
+  const json* names = f.find("names");
+  if (!names) return own;
+  output::Parameters p = output::parse_parameters(*names, f.at("names"));
+  output::check_parameters(p, p.dim(), f.at("names"));  // the names; the total waits for the dimension
+  resolved["names"] = *names;
+  return p;
+}
+
 /// A target that has read `gibbs_every` (or refused it) itself: the data targets
 /// (run/targets/estimator.hpp), whose Gibbs step depends on the model.
 template <class P>
@@ -117,14 +129,18 @@ concept ReadsGibbsEvery = requires { P::gibbs; };
 
 /// The parsed section: `model` behind AnyTarget with its gradient noise, and the record. Reads the
 /// fields every target shares, after the target's own (so their errors come in today's order): a data
-/// target has read `gibbs_every` itself; any other refuses it.
+/// target has read `gibbs_every` itself; any other refuses it. `own_names`: the target's own names for
+/// the draw's blocks, if it has any (`names` in the config overrides them).
 template <Potential P>
 TargetChoice make_choice(Fields& f, const std::string& name, P model, json resolved,
-                         std::optional<Eigen::Index> natural_dim = std::nullopt) {
+                         std::optional<Eigen::Index> natural_dim = std::nullopt,
+                         std::optional<output::Parameters> own_names = std::nullopt) {
   if constexpr (!ReadsGibbsEvery<P>) read_gibbs_every(f, name, false);
   const double sigma = read_grad_noise(f, resolved);
+  std::optional<output::Parameters> parameters = read_names(f, resolved, std::move(own_names));
   TargetChoice c{AnyTarget(std::move(model), sigma), name, std::move(resolved), natural_dim, std::nullopt};
   c.gradient.added_noise_sd = sigma;
+  c.parameters = std::move(parameters);
   return c;
 }
 

@@ -34,6 +34,7 @@ struct DataSpace {
   bool euclidean = true;
   std::uint64_t gibbs_every = 0;
   distributed::GroupSum sum = {};  ///< a sharded target's reduction over its chain group (empty: the whole data here)
+  std::optional<output::Parameters> names = {};  ///< the parameter's own named blocks, if the target has any
 };
 
 /// A potential's full-data value and gradient added up over a chain group: what the mode search of a
@@ -75,7 +76,7 @@ TargetChoice make_estimated_choice(Fields& f, const std::string& name, models::M
   using Estimator = GradientFacts::Estimator;
   const auto choice = [&]<class E>(E estimator, Estimator kind, std::optional<Eigen::VectorXd> centre = std::nullopt) {
     TargetChoice c = make_choice(f, name, DataTarget<E>{std::move(estimator), space.gibbs_every, dim, space.sum}, std::move(resolved),
-                                 space.euclidean ? std::optional<Eigen::Index>(dim) : std::nullopt);
+                                 space.euclidean ? std::optional<Eigen::Index>(dim) : std::nullopt, space.names);
     c.examples = examples;
     c.gradient.estimator = kind;
     c.gradient.independent_batches = independent_batches;

@@ -1,7 +1,7 @@
 #pragma once
 // The `logistic` target: Bayesian logistic regression (models/logistic.hpp), θ ~ N(0, prior_sd²I), by
 // minibatches, on a CSV of examples (the features, then a 0/1 label in the last column; a header row
-// allowed) or on data generated on the fly (`"data": {"examples": N, "features": d, "seed": s}`:
+// allowed: its columns name the coefficients, run/targets/coefficient_names.hpp) or on data generated on the fly (`"data": {"examples": N, "features": d, "seed": s}`:
 // data::synthetic_logistic_rows, nothing stored on disk). On euclidean space of the data's feature
 // columns: the manifold's `dim` when it gives none. The file is read once, here; its errors name
 // /target/data and the file's row. The gradient: any of the estimators (run/targets/estimator.hpp).
@@ -21,6 +21,7 @@
 #include <sgmcmc/models/logistic.hpp>
 #include <sgmcmc/models/shard.hpp>
 #include <sgmcmc/run/distributed/transport.hpp>
+#include <sgmcmc/run/targets/coefficient_names.hpp>
 #include <sgmcmc/run/targets/common.hpp>
 #include <sgmcmc/run/targets/estimator.hpp>
 
@@ -112,7 +113,10 @@ inline TargetChoice logistic_choice(Fields& f, const ManifoldChoice& manifold, c
   // pages nearly every one also misses the TLB (docs/benchmarks.md, "CLI against the library").
   models::LogisticRegression local{std::make_shared<const data::Dataset<double>>(std::move(d.rows)), prior_sd};
   json out = {{"name", name}, {"data", d.record}, {"prior_sd", prior_sd}, {"batch_size", batch}, {"with_replacement", replace}};
-  const DataSpace space{own, true, 0, shard.sum};
+  // A headed CSV names the coefficients b_<column> (unless `names` does).
+  std::optional<output::Parameters> names;
+  if (d.record.is_string() && !f.find("names")) names = coefficient_names(f, "data", d.record.get<std::string>(), own);
+  const DataSpace space{own, true, 0, shard.sum, std::move(names)};
   TargetChoice c = [&] {
     if (!shard.sharded())
       return make_estimated_choice(f, name, models::minibatch(std::move(local), batch, sampling(replace)), std::move(out), space);

@@ -1,7 +1,8 @@
 #pragma once
 // The `poisson` target: Bayesian Poisson regression with the canonical log link (models/poisson.hpp),
 // θ ~ N(0, prior_sd²I), y_i ~ Poisson(exp(θᵀx_i)), by minibatches, on a CSV of examples (the
-// features, then a count, a non-negative integer, in the last column; a header row allowed). On
+// features, then a count, a non-negative integer, in the last column; a header row allowed, whose
+// columns name the coefficients: run/targets/coefficient_names.hpp). On
 // euclidean space of the data's feature columns: the manifold's `dim` when it gives none. The file is
 // read once, here; its errors name /target/data and the file's row. The gradient: any of the
 // estimators (run/targets/estimator.hpp). Not sharded: the whole file is read by every chain group.
@@ -15,6 +16,7 @@
 
 #include <sgmcmc/data/text.hpp>
 #include <sgmcmc/models/poisson.hpp>
+#include <sgmcmc/run/targets/coefficient_names.hpp>
 #include <sgmcmc/run/targets/common.hpp>
 #include <sgmcmc/run/targets/estimator.hpp>
 
@@ -47,8 +49,11 @@ inline TargetChoice poisson_choice(Fields& f, const ManifoldChoice& manifold) {
   const bool replace = f.boolean("with_replacement", false);
   models::PoissonRegression model{std::make_shared<const data::Dataset<double>>(std::move(d)), prior_sd};
   json out = {{"name", name}, {"data", path}, {"prior_sd", prior_sd}, {"batch_size", batch}, {"with_replacement", replace}};
+  // A headed CSV names the coefficients b_<column> (unless `names` does).
+  std::optional<output::Parameters> names;
+  if (!f.find("names")) names = coefficient_names(f, "data", path, own);
   return with_file(make_estimated_choice(f, name, models::minibatch(std::move(model), batch, sampling(replace)), std::move(out),
-                                         {own, true}),
+                                         {own, true, 0, {}, std::move(names)}),
                    std::move(file));
 }
 

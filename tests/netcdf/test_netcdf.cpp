@@ -38,7 +38,7 @@ RunHeader header_of(std::vector<Eigen::Index> shape, std::size_t chains, std::ui
   h.config = {{"sampler", {{"name", "sghmc"}, {"step_size", 0.01}}}, {"chains", chains}, {"seed", 7}};
   h.sampler = "sghmc";
   h.chains = chains;
-  h.shape = std::move(shape);
+  h.parameters = run::output::default_parameters(std::move(shape));
   h.statistics = std::move(statistics);
   h.has_lp = true;
   h.expected_draws = draws;
@@ -265,7 +265,7 @@ TEST_CASE("a file that is not an sgmcmc NetCDF run is an error naming the file a
     file.addGroup("posterior");
     file.addGroup("sample_stats");
   }
-  CHECK_THROWS_WITH_AS(run::output::read_netcdf(partial), contains(partial + ": no variable 'x' in group 'posterior'"), Error);
+  CHECK_THROWS_WITH_AS(run::output::read_netcdf(partial), contains(partial + ": no (chain, draw, ...) variable in group 'posterior'"), Error);
 }
 
 TEST_CASE("xarray reads the groups with ArviZ's dimensions, coordinates, names and values") {

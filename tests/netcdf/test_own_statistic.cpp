@@ -71,7 +71,7 @@ TEST_CASE("a sampler's own statistics reach the JSON record, Stan CSV and NetCDF
   h.config = {{"sampler", {{"name", "own_walk"}, {"step_size", 0.1}}}, {"chains", 1}, {"seed", 3}};
   h.sampler = "own_walk";
   h.chains = 1;
-  h.shape = {2};
+  h.parameters = run::output::default_parameters({2});
   h.statistics = OwnStatisticsWalk::statistics.ordered();
   h.expected_draws = 3;
   h.library_version = "test";

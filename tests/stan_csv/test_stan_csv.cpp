@@ -36,7 +36,7 @@ RunHeader make_header(std::size_t chains, std::vector<Eigen::Index> shape, std::
               {"seed", 7}};
   h.sampler = "sghmc";
   h.chains = chains;
-  h.shape = std::move(shape);
+  h.parameters = run::output::default_parameters(std::move(shape));
   h.statistics = std::move(stats);
   h.has_lp = has_lp;
   h.expected_draws = 90;
