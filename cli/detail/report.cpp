@@ -27,6 +27,7 @@ class DrawsForSummary final : public run::output::Writer {
  public:
   void begin(const run::output::RunHeader& h) override {
     dim_ = h.dim();
+    parameters_ = h.parameters;
     rows_.assign(h.chains, {});
   }
   void append(const run::output::DrawBlock& b) override {  // the draws after the burn-in only
@@ -42,6 +43,8 @@ class DrawsForSummary final : public run::output::Writer {
       throw Error(fmt::format("/chains/{}/samples: expected {} numbers in every draw, got {}", chain, dim_, row.size()));
     rows_[chain].insert(rows_[chain].end(), row.begin(), row.end());
   }
+  const run::output::Parameters& parameters() const { return parameters_; }
+  Eigen::Index dim() const { return dim_; }
   /// The chains that kept draws, each a draws × coordinates matrix (the row buffers are released).
   std::vector<Eigen::MatrixXd> take_matrices() {
     std::vector<Eigen::MatrixXd> out;
@@ -56,6 +59,7 @@ class DrawsForSummary final : public run::output::Writer {
 
  private:
   Eigen::Index dim_ = 0;
+  run::output::Parameters parameters_;
   std::vector<std::vector<double>> rows_;
 };
 
@@ -84,10 +88,13 @@ std::string cell(double v, int width, int decimals) {
 
 }  // namespace
 
-void print_summary(const json& record, const std::vector<Eigen::MatrixXd>& chains, std::ostream& os, bool as_json,
-                   const json& stein) {
+void print_summary(const json& record, const std::vector<Eigen::MatrixXd>& chains, const run::output::Parameters& parameters,
+                   std::ostream& os, bool as_json, const json& stein) {
   if (chains.empty()) throw Error("/chains: the run kept no draws (steps <= burn_in?)");
   const auto sums = diagnostics::summarize_columns(chains, std::max(1u, std::thread::hardware_concurrency()));
+  const std::vector<std::string> names = run::output::bracket_names(parameters);
+  if (names.size() != sums.size())
+    throw Error(fmt::format("/parameters: they name {} coordinates, the draws have {}", names.size(), sums.size()));
   // A Stein-thinned record's draws are a selection in the order picked, some repeated: ESS, R̂ and MCSE
   // would take them for a chain (200 draws gave ESS 460). They are left out, and the summary says why.
   const bool thinned = record.contains("thinned");
@@ -116,8 +123,8 @@ void print_summary(const json& record, const std::vector<Eigen::MatrixXd>& chain
     json out = json::array();
     for (std::size_t k = 0; k < sums.size(); ++k) {
       const auto& s = sums[k];
-      json row = {{"coordinate", k}, {"mean", s.mean}, {"sd", s.sd}, {"q5", s.q5}, {"q50", s.q50}, {"q95", s.q95},
-                  {"mcse_mean", s.mcse_mean}, {"ess_bulk", s.ess_bulk}, {"ess_tail", s.ess_tail}, {"rhat", s.rhat}};
+      json row = {{"coordinate", k}, {"parameter", names[k]}, {"mean", s.mean}, {"sd", s.sd}, {"q5", s.q5}, {"q50", s.q50},
+                  {"q95", s.q95}, {"mcse_mean", s.mcse_mean}, {"ess_bulk", s.ess_bulk}, {"ess_tail", s.ess_tail}, {"rhat", s.rhat}};
       if (thinned)
         for (const char* key : {"mcse_mean", "ess_bulk", "ess_tail", "rhat"}) row[key] = nullptr;
       out.push_back(std::move(row));
@@ -130,15 +137,19 @@ void print_summary(const json& record, const std::vector<Eigen::MatrixXd>& chain
   std::size_t draws = 0;
   for (const auto& c : chains) draws += static_cast<std::size_t>(c.rows());
   os << fmt::format("sampler {}, target {}, {} chains, {} draws kept\n", name_in("sampler"), name_in("target"), chains.size(), draws);
-  os << fmt::format("{:>6} {:>10} {:>10} {:>10} {:>10} {:>10} {:>10} {:>9} {:>9} {:>7}\n", "coord", "mean", "sd", "q5",
+  // The names' column as wide as the longest name (at most 40 characters: a longer one is cut).
+  std::size_t width = std::string_view("parameter").size();
+  for (const auto& n : names) width = std::max(width, std::min<std::size_t>(n.size(), 40));
+  os << fmt::format("{:<{}} {:>10} {:>10} {:>10} {:>10} {:>10} {:>10} {:>9} {:>9} {:>7}\n", "parameter", width, "mean", "sd", "q5",
                     "q50", "q95", "mcse_mean", "ess_bulk", "ess_tail", "rhat");
   for (std::size_t k = 0; k < sums.size(); ++k) {
     const auto& s = sums[k];
+    const std::string name = names[k].substr(0, width);
     if (thinned)
-      os << fmt::format("{:>6} {} {} {} {} {} {:>10} {:>9} {:>9} {:>7}\n", k, cell(s.mean, 10, 4), cell(s.sd, 10, 4), cell(s.q5, 10, 4),
-                        cell(s.q50, 10, 4), cell(s.q95, 10, 4), "-", "-", "-", "-");
+      os << fmt::format("{:<{}} {} {} {} {} {} {:>10} {:>9} {:>9} {:>7}\n", name, width, cell(s.mean, 10, 4), cell(s.sd, 10, 4),
+                        cell(s.q5, 10, 4), cell(s.q50, 10, 4), cell(s.q95, 10, 4), "-", "-", "-", "-");
     else
-      os << fmt::format("{:>6} {} {} {} {} {} {} {} {} {}\n", k, cell(s.mean, 10, 4), cell(s.sd, 10, 4), cell(s.q5, 10, 4),
+      os << fmt::format("{:<{}} {} {} {} {} {} {} {} {} {}\n", name, width, cell(s.mean, 10, 4), cell(s.sd, 10, 4), cell(s.q5, 10, 4),
                         cell(s.q50, 10, 4), cell(s.q95, 10, 4), cell(s.mcse_mean, 10, 4), cell(s.ess_bulk, 9, 0), cell(s.ess_tail, 9, 0),
                         cell(s.rhat, 7, 3));
   }
@@ -173,12 +184,14 @@ RecordWithDraws read_with_draws(const std::string& path) {
   DrawsForSummary draws;
   json record = run::output::read_record(
       path, [&](const run::output::RecordDraw& d) { if (!d.warmup) draws.add(d.chain, d.values); }, /*with_stats=*/false);
+  run::output::Parameters parameters;
   try {
     run::validate_record(record);
+    if (draws.dim() > 0) parameters = run::output::parameters_of_record(record, draws.dim());  // none: no draws to name
   } catch (const Error& e) {
     throw Error(fmt::format("{}: {}", path, e.what()));
   }
-  return {std::move(record), draws.take_matrices()};
+  return {std::move(record), draws.take_matrices(), std::move(parameters)};
 }
 
 json stein_of_file(const std::string& path, const RecordWithDraws& r, const run::Registry& registry) {
@@ -195,7 +208,7 @@ void print_summary_of_file(const std::string& path, std::ostream& os, bool as_js
   json stein = nullptr;
   if (stein_registry && !r.chains.empty()) stein = stein_of_file(path, r, *stein_registry);
   else if (r.record.contains("stein")) stein = r.record["stein"];
-  print_summary(r.record, r.chains, os, as_json, stein);
+  print_summary(r.record, r.chains, r.parameters, os, as_json, stein);
 }
 
 std::vector<run::output::Writer*> pointers(const std::vector<std::unique_ptr<run::output::Writer>>& files) {
@@ -222,7 +235,7 @@ int run_and_report(const Context& ctx, const std::string& out,
   // burn-in is still exit 3, reported below).
   if (!quiet) {
     auto chains = summary_draws.take_matrices();
-    if (!chains.empty()) print_summary(record, chains, std::cout, false);
+    if (!chains.empty()) print_summary(record, chains, summary_draws.parameters(), std::cout, false);
     else std::cout << "no draws kept (steps <= burn_in?): the record holds each chain's state, to resume from\n";
     double sampling = 0;
     for (const auto& p : record["timings"]["phases"]) sampling += p["sampling_seconds"].get<double>();

@@ -20,16 +20,18 @@ using run::json;
 
 struct Context;
 
-/// Prints the summary of a run: `record` without its draws (run/runner.hpp), `chains` its draws, and
-/// the Stein diagnostics when given (run::stein_report).
-void print_summary(const json& record, const std::vector<Eigen::MatrixXd>& chains, std::ostream& os, bool as_json,
-                   const json& stein = nullptr);
+/// Prints the summary of a run: `record` without its draws (run/runner.hpp), `chains` its draws, a row
+/// per coordinate named as posterior names it (`b_age`, `x[1]`, `W1[2,3]`: run/output/parameters.hpp's
+/// bracket_names of `parameters`), and the Stein diagnostics when given (run::stein_report).
+void print_summary(const json& record, const std::vector<Eigen::MatrixXd>& chains, const run::output::Parameters& parameters,
+                   std::ostream& os, bool as_json, const json& stein = nullptr);
 
 /// A record read for its summary: the record without draws, and its chains' draws as matrices (read
 /// as doubles, never as a JSON tree).
 struct RecordWithDraws {
   json record;
   std::vector<Eigen::MatrixXd> chains;
+  run::output::Parameters parameters;  ///< the record's `parameters` (an older record's: one block x)
 };
 RecordWithDraws read_with_draws(const std::string& path);
 
