@@ -129,6 +129,12 @@ TEST_CASE("a logistic run on a headed CSV names its coefficients b_<column> in e
   REQUIRE(run_cli(scratch(), fmt::format("convert '{}' -o '{}' --format json,netcdf", named.string(), (scratch() / "conv.json").string())).code == 0);
   CHECK(read_json(scratch() / "conv.json")["parameters"] == rec["parameters"]);
   CHECK(sgmcmc::run::output::read_netcdf((scratch() / "conv.nc").string()).parameters.blocks[0].name == "b_age");
+  // So do resume and thin.
+  REQUIRE(run_cli(scratch(), fmt::format("resume -q '{}' --steps 5 -o '{}'", named.string(), (scratch() / "resumed.json").string())).code == 0);
+  CHECK(read_json(scratch() / "resumed.json")["parameters"] == rec["parameters"]);
+  REQUIRE(run_cli(scratch(), fmt::format("thin -q '{}' --to 3 -o '{}' --format json,csv", named.string(), (scratch() / "thinned.json").string())).code == 0);
+  CHECK(read_json(scratch() / "thinned.json")["parameters"] == rec["parameters"]);
+  CHECK(sgmcmc::run::output::read_stan_csv((scratch() / "thinned_2.csv").string()).columns.back() == "b_income");
   // A record without `parameters` (an older one) reads as the block x.
   json old = rec;
   old.erase("parameters");
