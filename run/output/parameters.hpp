@@ -53,7 +53,7 @@ inline Parameters default_parameters(std::vector<Eigen::Index> shape) { return P
 
 /// Why `name` is not a parameter name, or nothing when it is one: as Stan and R identifiers, a letter
 /// first, then letters, digits and '_', and not ending in "__" (Stan CSV's own columns, lp__, end so);
-/// nor a name the NetCDF file uses for its dimensions (chain, draw, name_dim_k).
+/// nor a name the outputs use themselves (chain, draw and name_dim_k: NetCDF's dimensions; log_lik).
 inline std::optional<std::string> invalid_name(std::string_view name) {
   const auto letter = [](char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); };
   const auto digit = [](char c) { return c >= '0' && c <= '9'; };
@@ -64,6 +64,7 @@ inline std::optional<std::string> invalid_name(std::string_view name) {
   if (name.ends_with("__")) return "a name does not end in \"__\" (Stan CSV's own columns, lp__, do)";
   // ArviZ's dimensions and a block's dimension names in NetCDF (name_dim_k) are taken.
   if (name == "chain" || name == "draw") return "chain and draw are ArviZ's dimensions";
+  if (name == "log_lik") return "log_lik names the pointwise log-likelihood's columns (Stan CSV log_lik.i, draws_csv log_lik[i])";
   if (const auto at = name.rfind("_dim_"); at != std::string_view::npos && at + 5 < name.size() &&
       name.find_first_not_of("0123456789", at + 5) == std::string_view::npos)
     return "a name ending in _dim_<k> is a NetCDF dimension's";

@@ -6,8 +6,8 @@
 #include <doctest/doctest.h>
 
 #include "../support/cli.hpp"
+#include "../support/external.hpp"
 
-#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -111,13 +111,13 @@ TEST_CASE("a logistic run on a headed CSV names its coefficients b_<column> in e
   CHECK(nc.chains[1].draws(3, 1) == rec["chains"][1]["samples"][3][1].get<double>());
 
   // xarray (what ArviZ reads the file with): a (chain, draw) variable per coefficient, no x.
-  const fs::path script = scratch() / "names.py", said = scratch() / "names.out";
-  std::ofstream(script) << "import sys, xarray\n"
-                           "p = xarray.open_dataset(sys.argv[1], group='posterior')\n"
-                           "print(sorted(p.data_vars), p['b_age'].dims, repr(float(p['b_income'][1, 3])))\n";
-  const std::string python = fs::exists("/usr/bin/python3") ? "/usr/bin/python3" : "python3";
-  REQUIRE(std::system(fmt::format("{} '{}' '{}' > '{}' 2>&1", python, script.string(), (scratch() / "named.nc").string(), said.string()).c_str()) == 0);
-  CHECK(first_line(said) == fmt::format("['b_age', 'b_income'] ('chain', 'draw') {}", json(rec["chains"][1]["samples"][3][1]).dump()));
+  const std::string said = sgmcmc_test::run_script(scratch(), "names.py", sgmcmc_test::python(),
+                                                   "import sys\n"
+                                                   "try:\n    import xarray\nexcept ImportError:\n    sys.exit(3)\n"
+                                                   "p = xarray.open_dataset(sys.argv[1], group='posterior')\n"
+                                                   "print(sorted(p.data_vars), p['b_age'].dims, repr(float(p['b_income'][1, 3])))\n",
+                                                   "named.nc", "python3-xarray python3-netcdf4");
+  CHECK(said == fmt::format("['b_age', 'b_income'] ('chain', 'draw') {}\n", json(rec["chains"][1]["samples"][3][1]).dump()));
 
   const Result summary = run_cli(scratch(), fmt::format("summary '{}'", named.string()));
   REQUIRE(summary.code == 0);
@@ -240,6 +240,8 @@ TEST_CASE("target.names names any target's coordinates; a wrong total, a duplica
   CHECK(has(error_of("dup", c), "/target/names/2: the name 'mu' is given twice"));
   c["target"]["names"] = {"mu", "nu", "lp__"};
   CHECK(has(error_of("reserved", c), "/target/names/2: 'lp__' is not a parameter name"));
+  c["target"]["names"] = {"mu", "log_lik", "nu"};
+  CHECK(has(error_of("log_lik", c), "/target/names/1: 'log_lik' is not a parameter name"));
   c["target"]["names"] = {"mu", {{"name", "v"}, {"shape", {2, 1, 1}}}};
   CHECK(has(error_of("rank", c), "/target/names/1/shape: a scalar [], vector [n] or matrix [n, p], got 3 sizes"));
 }
