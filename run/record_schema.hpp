@@ -8,7 +8,8 @@
 //    timings{phases[{phase, steps, setup_seconds, sampling_seconds}]},
 //    chains[{id, stream, status, error?, draws, diagnostics{...}, state{...},
 //            sample_stats{name: [...]}, samples[[...]]}],
-//    config_digest, data_files[{pointer, bytes, hash, examples}] (run/data_files.hpp)}
+//    config_digest, data_files[{pointer, bytes, hash, examples}] (run/data_files.hpp),
+//    parameters[{name, shape}] (the draw's named blocks, run/output/parameters.hpp; absent: one block x)}
 // Version 1 (no draws, no sample_stats) is still read.
 #include <cstdint>
 #include <filesystem>
