@@ -159,10 +159,11 @@ class NetcdfWriter final : public Writer {
     parameters_ = header.parameters;
     dim_ = header.dim();
     chains_ = header.chains;
-    expected_draws_ = header.expected_draws;
     has_lp_ = header.has_lp;
     log_lik_size_ = header.log_likelihood;
-    written_.assign(chains_, 0);
+    save_warmup_ = header.save_warmup;
+    draws_ = Phase::of("", header.expected_draws, chains_);
+    warmup_ = Phase::of("warmup_", header.expected_warmup, chains_);
     // netCDF creates the file by name: it replaces the empty temporary AtomicFile made beside the
     // target (truncating it in place, so it keeps the temporary's permissions).
     file_.close();
@@ -173,31 +174,12 @@ class NetcdfWriter final : public Writer {
   }
 
   void append(const DrawBlock& all) override {
-    const DrawBlock block = all.sampling();
     require(nc_.has_value(), "{}: append before begin", path());
-    const std::size_t rows = block.rows();
-    require(block.chain < chains_, "{}: chain {} of a run with {} chains", path(), block.chain, chains_);
-    require(block.dim == dim_, "{}: a draw of {} values, the header said {}", path(), block.dim, dim_);
-    require(block.values.size() == rows * static_cast<std::size_t>(dim_),
-            "{}: a block of {} draws has {} values, not {}", path(), rows, block.values.size(), rows * static_cast<std::size_t>(dim_));
-    require(!has_lp_ || block.lp.size() == rows, "{}: a block of {} draws has {} lp values", path(), rows, block.lp.size());
-    require(block.log_lik.size() == rows * static_cast<std::size_t>(log_lik_size_),
-            "{}: a block of {} draws has {} log-likelihood values, not {} per draw", path(), rows, block.log_lik.size(), log_lik_size_);
-    const std::uint64_t offset = written_[block.chain];
-    if (offset + rows > expected_draws_)
-      throw Error(fmt::format("{}: chain {} would keep {} draws, more than the {} the run announced", path(), block.chain,
-                              offset + rows, expected_draws_));
-    if (rows == 0) return;
-    netcdf_detail::naming_file(path(), [&] {
-      put_draws(block, offset);
-      put_statistics(block, offset);
-      if (has_lp_) lp_.putVar({block.chain, offset}, {1, rows}, block.lp.data());
-      if (log_lik_size_ > 0)
-        log_lik_.putVar({block.chain, offset, 0}, {1, rows, static_cast<std::size_t>(log_lik_size_)}, block.log_lik.data());
-      cover_draws(offset + rows);
-    }, netcdf_detail::write_failed);
-    written_[block.chain] = offset + rows;
+    require(all.warmup_rows == 0 || save_warmup_, "{}: warm-up draws for a run that does not save them", path());
+    append_to(warmup_, all.warmup());
+    append_to(draws_, all.sampling());
   }
+
 
   void finish(const json& record) override {
     prepare(record);
@@ -230,7 +212,52 @@ class NetcdfWriter final : public Writer {
     netCDF::NcVar var;
   };
 
+  /// One kind of draws' groups (ArviZ's `posterior`, `sample_stats`, `log_likelihood`, or their
+  /// `warmup_` twins) and how far each chain has written into them.
+  struct Phase {
+    std::string prefix;                            ///< "" or "warmup_"
+    std::uint64_t expected = 0;                    ///< draws per chain the run announced
+    std::vector<netCDF::NcVar> posterior;          ///< a variable per parameter block
+    std::vector<StatisticVar> statistics;
+    netCDF::NcVar lp, log_lik;
+    std::vector<netCDF::NcVar> draw_coordinates;   ///< `draw` of each group
+    std::uint64_t covered = 0;                     ///< the length of `draw`: the most draws any chain wrote
+    std::vector<std::uint64_t> written;            ///< draws written per chain: the next block's offset
+    static Phase of(std::string prefix, std::uint64_t expected, std::size_t chains) {
+      Phase p;
+      p.prefix = std::move(prefix);
+      p.expected = expected;
+      p.written.assign(chains, 0);
+      return p;
+    }
+  };
+
   const std::string& path() const { return file_.path(); }
+
+  void append_to(Phase& phase, const DrawBlock& block) {
+    const std::size_t rows = block.rows();
+    require(block.chain < chains_, "{}: chain {} of a run with {} chains", path(), block.chain, chains_);
+    require(block.dim == dim_, "{}: a draw of {} values, the header said {}", path(), block.dim, dim_);
+    require(block.values.size() == rows * static_cast<std::size_t>(dim_),
+            "{}: a block of {} draws has {} values, not {}", path(), rows, block.values.size(), rows * static_cast<std::size_t>(dim_));
+    require(!has_lp_ || block.lp.size() == rows, "{}: a block of {} draws has {} lp values", path(), rows, block.lp.size());
+    require(block.log_lik.size() == rows * static_cast<std::size_t>(log_lik_size_),
+            "{}: a block of {} draws has {} log-likelihood values, not {} per draw", path(), rows, block.log_lik.size(), log_lik_size_);
+    if (rows == 0) return;
+    const std::uint64_t offset = phase.written[block.chain];
+    if (offset + rows > phase.expected)
+      throw Error(fmt::format("{}: chain {} would keep {} {}draws, more than the {} the run announced", path(), block.chain,
+                              offset + rows, phase.prefix.empty() ? "" : "warm-up ", phase.expected));
+    netcdf_detail::naming_file(path(), [&] {
+      put_draws(phase, block, offset);
+      put_statistics(phase, block, offset);
+      if (has_lp_) phase.lp.putVar({block.chain, offset}, {1, rows}, block.lp.data());
+      if (log_lik_size_ > 0)
+        phase.log_lik.putVar({block.chain, offset, 0}, {1, rows, static_cast<std::size_t>(log_lik_size_)}, block.log_lik.data());
+      cover_draws(phase, offset + rows);
+    }, netcdf_detail::write_failed);
+    phase.written[block.chain] = offset + rows;
+  }
 
   void define(const RunHeader& header) {
     const std::string created_at = netcdf_detail::utc_now_iso8601();
@@ -242,13 +269,20 @@ class NetcdfWriter final : public Writer {
     draws_kept_ = root.addVar("draws_kept", netCDF::ncInt64, root_chain);
     chain_status_ = root.addVar("chain_status", netCDF::ncString, root_chain);
     chain_error_ = root.addVar("chain_error", netCDF::ncString, root_chain);
+    define_phase(draws_, header, created_at);
+    if (save_warmup_) define_phase(warmup_, header, created_at);
+  }
 
-    netCDF::NcGroup posterior = root.addGroup("posterior");
+  /// A phase's groups: <prefix>posterior, <prefix>log_likelihood (on request) and <prefix>sample_stats.
+  void define_phase(Phase& phase, const RunHeader& header, const std::string& created_at) {
+    netCDF::NcGroup root = *nc_;
+    const std::uint64_t expected_draws = phase.expected;
+    netCDF::NcGroup posterior = root.addGroup(phase.prefix + "posterior");
     put_group_attributes(posterior, header, created_at);
-    const std::vector<netCDF::NcDim> draw_dims = sample_dims(posterior);
+    const std::vector<netCDF::NcDim> draw_dims = sample_dims(phase, posterior);
     // Every block's chunk holds the same draws, about 1 MiB of the whole draw's values: a block of
     // rows touches one chunk per variable, and all of a chain's chunks together stay near 1 MiB.
-    const std::size_t chunk_draws = netcdf_detail::draws_per_chunk(static_cast<std::size_t>(dim_), expected_draws_);
+    const std::size_t chunk_draws = netcdf_detail::draws_per_chunk(static_cast<std::size_t>(dim_), expected_draws);
     for (const ParameterBlock& b : parameters_.blocks) {
       std::vector<netCDF::NcDim> dims = draw_dims;
       std::vector<std::size_t> chunk{1, chunk_draws};
@@ -261,46 +295,47 @@ class NetcdfWriter final : public Writer {
       netcdf_detail::set_chunks(var, chunk);
       netcdf_detail::cache_a_chunk_per_chain(var, chains_, chunk_draws * static_cast<std::size_t>(b.size()) * sizeof(double));
       var.setFill(true, std::numeric_limits<double>::quiet_NaN());
-      posterior_.push_back(var);
+      phase.posterior.push_back(var);
     }
 
     // The pointwise log-likelihood (config "log_likelihood": true): ArviZ's `log_likelihood` group,
     // which az.loo and az.waic read; named log_lik, as Stan's CSV column.
     if (log_lik_size_ > 0) {
-      netCDF::NcGroup group = root.addGroup("log_likelihood");
+      netCDF::NcGroup group = root.addGroup(phase.prefix + "log_likelihood");
       put_group_attributes(group, header, created_at);
-      std::vector<netCDF::NcDim> ll_dims = sample_dims(group);
+      std::vector<netCDF::NcDim> ll_dims = sample_dims(phase, group);
       const auto n = static_cast<std::size_t>(log_lik_size_);
       ll_dims.push_back(netcdf_detail::add_indexed_dim(group, "log_lik_dim_0", n));
-      const std::vector<std::size_t> ll_chunk{1, netcdf_detail::draws_per_chunk(n, expected_draws_), n};
-      log_lik_ = add_real(group, "log_lik", ll_dims, ll_chunk);
-      netcdf_detail::cache_a_chunk_per_chain(log_lik_, chains_, ll_chunk[1] * n * sizeof(double));
+      const std::vector<std::size_t> ll_chunk{1, netcdf_detail::draws_per_chunk(n, expected_draws), n};
+      phase.log_lik = add_real(group, "log_lik", ll_dims, ll_chunk);
+      netcdf_detail::cache_a_chunk_per_chain(phase.log_lik, chains_, ll_chunk[1] * n * sizeof(double));
     }
 
-    netCDF::NcGroup stats = root.addGroup("sample_stats");
+    netCDF::NcGroup stats = root.addGroup(phase.prefix + "sample_stats");
     put_group_attributes(stats, header, created_at);
-    const std::vector<netCDF::NcDim> stat_dims = sample_dims(stats);
+    const std::vector<netCDF::NcDim> stat_dims = sample_dims(phase, stats);
     // A statistic's chunk: 4096 draws (32 KiB), so the default cache holds one for hundreds of chains.
-    const std::vector<std::size_t> stat_chunk{1, std::clamp<std::size_t>(static_cast<std::size_t>(expected_draws_), 1, 4096)};
-    if (has_lp_) lp_ = add_real(stats, "lp", stat_dims, stat_chunk);
+    const std::vector<std::size_t> stat_chunk{1, std::clamp<std::size_t>(static_cast<std::size_t>(expected_draws), 1, 4096)};
+    if (has_lp_) phase.lp = add_real(stats, "lp", stat_dims, stat_chunk);
+    std::vector<StatisticVar>& statistics = phase.statistics;
     for (const Statistic* s : header.statistics) {
       const std::string name(s->arviz_name);
       switch (s->kind) {
-        case StatKind::real: statistics_.push_back({s, add_real(stats, name, stat_dims, stat_chunk)}); break;
+        case StatKind::real: statistics.push_back({s, add_real(stats, name, stat_dims, stat_chunk)}); break;
         case StatKind::flag: {
           const netCDF::NcVar var = stats.addVar(name, netCDF::ncByte, stat_dims);
           netcdf_detail::set_chunks(var, stat_chunk);
           // As xarray writes a bool (no _FillValue: xarray would read a masked byte as a float and
           // its NaN as true); `finish` writes false where a chain made no draw.
           var.putAtt("dtype", "bool");
-          statistics_.push_back({s, var});
+          statistics.push_back({s, var});
           break;
         }
         case StatKind::count: {
           const netCDF::NcVar var = stats.addVar(name, netCDF::ncInt64, stat_dims);
           netcdf_detail::set_chunks(var, stat_chunk);
           var.setFill(true, netcdf_detail::missing_count);
-          statistics_.push_back({s, var});
+          statistics.push_back({s, var});
           break;
         }
       }
@@ -309,21 +344,21 @@ class NetcdfWriter final : public Writer {
 
   // `draw` is unlimited: it grows with the draws written (a run may end early, interrupted or stopped by
   // an error, and the announced count may be far larger than memory), its coordinate written as it grows.
-  std::vector<netCDF::NcDim> sample_dims(netCDF::NcGroup& group) {
+  std::vector<netCDF::NcDim> sample_dims(Phase& phase, netCDF::NcGroup& group) {
     std::vector<netCDF::NcDim> dims{netcdf_detail::add_indexed_dim(group, "chain", chains_),
                                     netcdf_detail::add_indexed_dim(group, "draw", 0)};
-    draw_coordinates_.push_back(group.getVar("draw"));
+    phase.draw_coordinates.push_back(group.getVar("draw"));
     return dims;
   }
 
   // Extends the `draw` coordinates to cover draws [0, n).
-  void cover_draws(std::uint64_t n) {
-    if (n <= draws_covered_) return;
-    std::vector<long long> index(static_cast<std::size_t>(n - draws_covered_));
-    for (std::size_t i = 0; i < index.size(); ++i) index[i] = static_cast<long long>(draws_covered_ + i);
-    for (const netCDF::NcVar& v : draw_coordinates_)
-      v.putVar({static_cast<std::size_t>(draws_covered_)}, {index.size()}, index.data());
-    draws_covered_ = n;
+  void cover_draws(Phase& phase, std::uint64_t n) {
+    if (n <= phase.covered) return;
+    std::vector<long long> index(static_cast<std::size_t>(n - phase.covered));
+    for (std::size_t i = 0; i < index.size(); ++i) index[i] = static_cast<long long>(phase.covered + i);
+    for (const netCDF::NcVar& v : phase.draw_coordinates)
+      v.putVar({static_cast<std::size_t>(phase.covered)}, {index.size()}, index.data());
+    phase.covered = n;
   }
 
   static netCDF::NcVar add_real(netCDF::NcGroup& group, const std::string& name, const std::vector<netCDF::NcDim>& dims,
@@ -349,14 +384,14 @@ class NetcdfWriter final : public Writer {
   /// Each block's name[c, k, i, j] of draws that arrive flattened, a matrix block column-major (element
   /// (i, j) at i + n j): netCDF stores the last index fastest, so a matrix block is transposed on the
   /// way; a draw of one vector block goes as it is.
-  void put_draws(const DrawBlock& block, std::uint64_t offset) {
+  void put_draws(Phase& phase, const DrawBlock& block, std::uint64_t offset) {
     const std::size_t rows = block.rows(), d = static_cast<std::size_t>(dim_);
     for (std::size_t v = 0; v < parameters_.blocks.size(); ++v) {
       const ParameterBlock& b = parameters_.blocks[v];
       std::vector<std::size_t> start{block.chain, offset}, count{1, rows};
       for (Eigen::Index n : b.shape) start.push_back(0), count.push_back(static_cast<std::size_t>(n));
       if (b.shape.size() < 2 && parameters_.blocks.size() == 1) {
-        posterior_[v].putVar(start, count, block.values.data());
+        phase.posterior[v].putVar(start, count, block.values.data());
         continue;
       }
       const auto size = static_cast<std::size_t>(b.size()), at = static_cast<std::size_t>(b.offset);
@@ -365,14 +400,14 @@ class NetcdfWriter final : public Writer {
       for (std::size_t r = 0; r < rows; ++r)
         for (std::size_t j = 0; j < p; ++j)
           for (std::size_t i = 0; i < n; ++i) reals_[r * size + i * p + j] = block.values[r * d + at + i + n * j];
-      posterior_[v].putVar(start, count, reals_.data());
+      phase.posterior[v].putVar(start, count, reals_.data());
     }
   }
 
-  void put_statistics(const DrawBlock& block, std::uint64_t offset) {
+  void put_statistics(Phase& phase, const DrawBlock& block, std::uint64_t offset) {
     const std::size_t rows = block.rows();
     const std::vector<std::size_t> start{block.chain, offset}, count{1, rows};
-    for (const StatisticVar& s : statistics_) {
+    for (const StatisticVar& s : phase.statistics) {
       switch (s.statistic->kind) {
         case StatKind::real:
           reals_.resize(rows);
@@ -409,25 +444,28 @@ class NetcdfWriter final : public Writer {
       put_strings(stats, "chain_status", status);
       put_strings(stats, "chain_error", error);
     };
+    const std::vector<std::uint64_t>& written = draws_.written;
     for (std::size_t c = 0; c < chains_; ++c) {
       const json* chain = chains && c < chains->size() ? &(*chains)[c] : nullptr;
       if (chain && chain->contains("draws") && (*chain)["draws"].is_number_unsigned() &&
-          (*chain)["draws"].get<std::uint64_t>() != written_[c])
+          (*chain)["draws"].get<std::uint64_t>() != written[c])
         throw Error(fmt::format("{}: chain {}: the record says {} draws, {} were written", path(), c,
-                                (*chain)["draws"].get<std::uint64_t>(), written_[c]));
+                                (*chain)["draws"].get<std::uint64_t>(), written[c]));
       const std::vector<std::size_t> at{c};
-      draws_kept_.putVar(at, static_cast<long long>(written_[c]));
+      draws_kept_.putVar(at, static_cast<long long>(written[c]));
       chain_status_.putVar(at, string_field(chain, "status", "ok"));
       chain_error_.putVar(at, string_field(chain, "error", ""));
-      kept.push_back(static_cast<long long>(written_[c]));
+      kept.push_back(static_cast<long long>(written[c]));
       status.push_back(string_field(chain, "status", "ok"));
       error.push_back(string_field(chain, "error", ""));
-      const std::size_t missing = static_cast<std::size_t>(draws_covered_ - written_[c]);
-      if (missing == 0) continue;
-      flags_.assign(missing, 0);
-      for (const StatisticVar& s : statistics_)
-        if (s.statistic->kind == StatKind::flag)
-          s.var.putVar({c, static_cast<std::size_t>(written_[c])}, {1, missing}, flags_.data());
+      for (const Phase* phase : {&draws_, &warmup_}) {
+        const std::size_t missing = static_cast<std::size_t>(phase->covered - phase->written[c]);
+        if (missing == 0) continue;
+        flags_.assign(missing, 0);
+        for (const StatisticVar& s : phase->statistics)
+          if (s.statistic->kind == StatKind::flag)
+            s.var.putVar({c, static_cast<std::size_t>(phase->written[c])}, {1, missing}, flags_.data());
+      }
     }
     put_facts();
   }
@@ -457,7 +495,7 @@ class NetcdfWriter final : public Writer {
       if (!indices || !indices->is_array()) continue;
       std::vector<long long> index;
       for (const json& i : *indices) index.push_back(i.is_number_integer() ? i.get<long long>() : netcdf_detail::missing_count);
-      index.resize(std::min<std::size_t>(index.size(), static_cast<std::size_t>(draws_covered_)));
+      index.resize(std::min<std::size_t>(index.size(), static_cast<std::size_t>(draws_.covered)));
       if (!index.empty()) source.putVar({c, 0}, {1, index.size()}, index.data());
     }
     stats.putAtt("ksd_before", netCDF::ncDouble, before.size(), before.data());
@@ -541,15 +579,12 @@ class NetcdfWriter final : public Writer {
   Parameters parameters_;
   Eigen::Index dim_ = 0;
   std::size_t chains_ = 0;
-  std::uint64_t expected_draws_ = 0;
-  std::uint64_t draws_covered_ = 0;                ///< the length of `draw`: the most draws any chain wrote
-  std::vector<netCDF::NcVar> draw_coordinates_;  ///< `draw` of each group
   bool has_lp_ = false;
   Eigen::Index log_lik_size_ = 0;  ///< pointwise log-likelihood values per draw (0: none)
-  std::vector<netCDF::NcVar> posterior_;  ///< a variable per parameter block
-  netCDF::NcVar lp_, log_lik_, draws_kept_, chain_status_, chain_error_;
-  std::vector<StatisticVar> statistics_;
-  std::vector<std::uint64_t> written_;  ///< draws written per chain: the next block's offset
+  netCDF::NcVar draws_kept_, chain_status_, chain_error_;
+  Phase draws_;   ///< posterior, sample_stats, log_likelihood: the draws after the burn-in
+  Phase warmup_;  ///< warmup_posterior, …: the warm-up draws (save_warmup; else none defined)
+  bool save_warmup_ = false;
   // Scratch for one block's values in netCDF's order (never the run's).
   std::vector<double> reals_;
   std::vector<signed char> flags_;

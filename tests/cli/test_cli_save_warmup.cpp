@@ -106,6 +106,28 @@ TEST_CASE("a record whose warm-up count was edited is refused by resume, naming 
   CHECK(r.err.find("/chains/1/burn_in_draws") != std::string::npos);
 }
 
+TEST_CASE("NetCDF: warmup_posterior and warmup_sample_stats hold the warm-up draws, posterior the draws after them") {
+  // Catches warm-up draws in ArviZ's posterior (az.summary would mix them in) or lost.
+  const std::string script = R"(
+import json, sys
+try:
+    import numpy as np, xarray
+except ImportError:
+    sys.exit(3)
+record = json.load(open("w.out.json"))
+warm = xarray.open_dataset("w.out.nc", group="warmup_posterior")["x"].values
+post = xarray.open_dataset("w.out.nc", group="posterior")["x"].values
+stats = xarray.open_dataset("w.out.nc", group="warmup_sample_stats")
+assert warm.shape == (2, 15, 2) and post.shape == (2, 28, 2), (warm.shape, post.shape)
+assert stats["step_size"].shape == (2, 15)
+for c in range(2):
+    samples = np.array(record["chains"][c]["samples"])
+    assert np.array_equal(warm[c], samples[:15]) and np.array_equal(post[c], samples[15:])
+print("NetCDF: 15 warm-up draws in warmup_posterior, 28 in posterior, the record's")
+)";
+  MESSAGE(sgmcmc_test::run_script(folder(), "warmup.py", sgmcmc_test::python(), script, "", "python3-xarray python3-netcdf4"));
+}
+
 TEST_CASE("rstan reads the warm-up: warmup2 = 15 per chain, 28 draws after it") {
   // Catches a header or row count rstan's read_stan_csv disagrees with (it warns and shifts draws).
   const std::string script = R"(
