@@ -37,15 +37,6 @@ json config(std::uint64_t steps) {
           {"steps", steps}, {"burn_in", 1000}, {"thin", 5}, {"chains", 2}, {"seed", 11}, {"log_likelihood", true}};
 }
 
-/// The draw rows of a Stan CSV file (comments dropped).
-std::vector<std::string> rows_of(const fs::path& p) {
-  std::vector<std::string> rows;
-  std::istringstream in(slurp(p));
-  for (std::string line; std::getline(in, line);)
-    if (!line.empty() && line[0] != '#') rows.push_back(line);
-  return rows;
-}
-
 const fs::path& folder() {
   static const fs::path dir = [] {
     const fs::path d = scratch_dir("cli_log_likelihood");

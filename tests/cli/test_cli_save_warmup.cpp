@@ -20,14 +20,6 @@ json config(std::uint64_t steps, std::uint64_t burn_in, std::uint64_t thin, bool
   return c;
 }
 
-std::vector<std::string> rows_of(const fs::path& p) {
-  std::vector<std::string> rows;
-  std::istringstream in(slurp(p));
-  for (std::string line; std::getline(in, line);)
-    if (!line.empty() && line[0] != '#') rows.push_back(line);
-  return rows;
-}
-
 const fs::path& folder() {
   static const fs::path dir = [] {
     const fs::path d = scratch_dir("cli_save_warmup");

@@ -93,4 +93,13 @@ inline fs::path write_json(const fs::path& dir, const std::string& name, const j
 
 inline json read_json(const fs::path& p) { return json::parse(slurp(p)); }
 
+/// The lines of a Stan CSV file that are not comments: the column names, then a row per draw.
+inline std::vector<std::string> rows_of(const fs::path& p) {
+  std::vector<std::string> rows;
+  std::istringstream in(slurp(p));
+  for (std::string line; std::getline(in, line);)
+    if (!line.empty() && line[0] != '#') rows.push_back(line);
+  return rows;
+}
+
 }  // namespace sgmcmc_test::cli
