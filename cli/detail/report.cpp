@@ -240,7 +240,10 @@ int run_and_report(const Context& ctx, const std::string& out,
     double sampling = 0;
     for (const auto& p : record["timings"]["phases"]) sampling += p["sampling_seconds"].get<double>();
     const std::string written = file_list(files);
-    std::cout << fmt::format("sampling time {:.3f} s{}\n", sampling, written.empty() ? "" : ", written: " + written);
+    std::cout << fmt::format("sampling time {:.3f} s{}\n", sampling,
+                             !written.empty() ? ", written: " + written
+                             : out.empty()    ? "; nothing written (no -o: give -o RUN.json to keep the draws and the chains' states)"
+                                              : "");
   }
   if (record["status"] == "error") {
     for (const auto& ch : record["chains"])
