@@ -28,6 +28,7 @@ struct Sampler {
   template <class R>
   State init(Eigen::VectorXd x0, R& rng) const {
     step_size.validate();
+    scheme.validate();
     require(NoiseScaledState<State> || step_size.explore_steps() == 0,
             "step_size.explore: this dynamics' state has no noise_scale, so it cannot take noise-free exploration steps");
     return dynamics.init(std::move(x0), rng);

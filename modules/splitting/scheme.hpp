@@ -1,6 +1,7 @@
 #pragma once
 // The splitting schemes, as data (docs/math.md#split-dynamics). One skeleton (step.hpp) runs any of them.
 #include <array>
+#include <cmath>
 #include <span>
 #include <string>
 #include <string_view>
@@ -16,6 +17,26 @@ struct StageList {
   std::array<Stage, 8> list{};
   std::size_t count = 0;
   std::span<const Stage> stages() const { return {list.data(), count}; }
+  /// Throws unless the scheme is a step of the dynamics: at least one stage, positive finite fractions,
+  /// and for each of the flow (A), the friction (B or B_explicit) and the kick (O) fractions adding up
+  /// to 1 — else one step integrates its part of the SDE over another time than h, and the chain samples
+  /// another distribution without a word (issue #39: an empty list ran with status ok and never moved).
+  void validate() const {
+    const std::string who = name.empty() ? std::string("scheme") : "scheme '" + std::string(name) + "'";
+    require(count >= 1 && count <= list.size(), "{}: expected 1 to {} stages, got {}", who, list.size(), count);
+    double a = 0, b = 0, o = 0;
+    for (const Stage& s : stages()) {
+      require(std::isfinite(s.fraction) && s.fraction > 0, "{}: a stage's fraction must be positive, got {}", who, s.fraction);
+      (s.op == Op::A ? a : s.op == Op::O ? o : b) += s.fraction;
+    }
+    const auto one = [&](double total, const char* what) {
+      require(std::abs(total - 1.0) <= 1e-12, "{}: the fractions of {} add up to {}, not 1: a step would not integrate it over h",
+              who, what, total);
+    };
+    one(a, "A (the flow)");
+    one(b, "B (the friction)");
+    one(o, "O (the kick)");
+  }
 };
 static_assert(Scheme<StageList>);
 

@@ -225,6 +225,32 @@ TEST_CASE("SGHMC with the Euler scheme is the SGHMC paper's Eq. 15 in (η, α, �
   CHECK_THROWS_AS((sghmc::Sampler<Euclidean>{{Euclidean(3), sghmc::Friction(-1.0), 0.0}}.init(VectorXd::Zero(3), r0)), Error);
 }
 
+TEST_CASE("a scheme is checked when its sampler starts: stages, positive fractions, each part adding up to h") {
+  // Catches what issue #39 found running silently: an empty stage list (the chain never moved, status
+  // ok) and fractions that do not integrate each part over h (another distribution, no word said).
+  for (const splitting::StageList* s : {&splitting::aboba, &splitting::baoab, &splitting::obabo, &splitting::euler})
+    CHECK_NOTHROW(s->validate());
+  const auto message = [](const splitting::StageList& s) {
+    try {
+      s.validate();
+    } catch (const Error& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  CHECK(message(splitting::StageList{"empty", {}, 0}) == "scheme 'empty': expected 1 to 8 stages, got 0");
+  CHECK(message(splitting::StageList{"half_kick", {{{Op::A, 0.5}, {Op::B, 1.0}, {Op::O, 0.5}, {Op::A, 0.5}}}, 4}) ==
+        "scheme 'half_kick': the fractions of O (the kick) add up to 0.5, not 1: a step would not integrate it over h");
+  CHECK(message(splitting::StageList{"negative", {{{Op::A, 1.0}, {Op::B, -1.0}, {Op::O, 1.0}}}, 3}) ==
+        "scheme 'negative': a stage's fraction must be positive, got -1");
+  CHECK(message(splitting::StageList{"no_friction", {{{Op::A, 1.0}, {Op::O, 1.0}}}, 2}).find("B (the friction) add up to 0") !=
+        std::string::npos);
+  // The sampler refuses it before the first step.
+  random::Stream r0(1, 0);
+  sghmc::Sampler<Euclidean> bad{{Euclidean(3), sghmc::Friction(1.0), 0.0}, splitting::StageList{"empty", {}, 0}};
+  CHECK_THROWS_AS(bad.init(VectorXd::Zero(3), r0), Error);
+}
+
 TEST_CASE("SGHMC-ABOBA on Euclidean equals a hand-written flat SGHMC loop, step for step") {
   // Catches: anything in the shared split machinery that makes the flat case differ from textbook SGHMC.
   const double h = 0.05, C = 2.0;
