@@ -230,12 +230,18 @@ int run_and_report(const Context& ctx, const std::string& out,
   std::vector<run::output::Writer*> writers = pointers(files);
   if (!quiet) writers.push_back(&summary_draws);
   const json record = work(std::span<run::output::Writer* const>(writers));
+  // A chain's error first (issue #39: the summary, or "no draws kept", came before the cause).
+  const bool failed = record["status"] == "error";
+  if (failed)
+    for (const auto& ch : record["chains"])
+      if (speaks && ch["status"] != "ok") std::cerr << program << ": " << ch["error"].get<std::string>() << '\n';
   // A run may keep no draws on purpose (steps <= burn_in: a warm-up to resume from); then there is
   // nothing to summarise, and the exit code says only whether every chain ran (a divergence during the
-  // burn-in is still exit 3, reported below).
+  // burn-in is still exit 3).
   if (!quiet) {
     auto chains = summary_draws.take_matrices();
     if (!chains.empty()) print_summary(record, chains, summary_draws.parameters(), std::cout, false);
+    else if (failed) std::cout << "no draws kept: a chain stopped with an error before keeping any (its message above)\n";
     else std::cout << "no draws kept (steps <= burn_in?): the record holds each chain's state, to resume from\n";
     double sampling = 0;
     for (const auto& p : record["timings"]["phases"]) sampling += p["sampling_seconds"].get<double>();
@@ -245,11 +251,7 @@ int run_and_report(const Context& ctx, const std::string& out,
                              : out.empty()    ? "; nothing written (no -o: give -o RUN.json to keep the draws and the chains' states)"
                                               : "");
   }
-  if (record["status"] == "error") {
-    for (const auto& ch : record["chains"])
-      if (speaks && ch["status"] != "ok") std::cerr << program << ": " << ch["error"].get<std::string>() << '\n';
-    return 3;
-  }
+  if (failed) return 3;
   if (record["status"] == "interrupted" && !speaks) return 128 + interrupt_signal().load();
   if (record["status"] == "interrupted") {
     const int sig = interrupt_signal().load();

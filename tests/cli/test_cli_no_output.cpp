@@ -23,3 +23,21 @@ TEST_CASE("run without -o says that nothing was written, and writes nothing") {
 }
 
 }  // namespace test_cli_no_output
+
+namespace test_cli_no_output {
+
+TEST_CASE("a chain that diverges in the burn-in: the cause, and no 'steps <= burn_in?' guess") {
+  // Catches the message that blamed the config (steps <= burn_in?) for a run that diverged (issue #39).
+  const fs::path dir = scratch_dir("cli_diverged_in_burn_in");
+  json c = sgld_gaussian_1d(1000, 3);
+  c["sampler"]["step_size"] = 5.0;  // SGLD on N(0, 1) at h = 5: x <- -4x + noise, which overflows in ~500 steps
+  c["burn_in"] = 900;
+  write_json(dir, "c.json", c);
+  const Result r = run_cli_in(dir, "run c.json -o r.json");
+  CHECK(r.code == 3);
+  CHECK(r.err.find("non-finite") != std::string::npos);
+  CHECK(r.out.find("no draws kept: a chain stopped with an error before keeping any (its message above)") != std::string::npos);
+  CHECK(r.out.find("steps <= burn_in?") == std::string::npos);
+}
+
+}  // namespace test_cli_no_output
