@@ -134,8 +134,11 @@ class ChainModel final : public AnyChain {
   }
   json diagnostics(Eigen::Index momentum_dim) const override {
     const ChainTotals& t = chain_.totals;
-    json d = {{"steps", chain_.steps_done}, {"gradient_evals", t.gradient_evals}, {"reflections", t.reflections},
-              {"mean_accept_stat", chain_.steps_done ? t.accept_sum / static_cast<double>(chain_.steps_done) : 0.0}};
+    json d = {{"steps", chain_.steps_done}, {"gradient_evals", t.gradient_evals}, {"reflections", t.reflections}};
+    // Only a sampler with a Metropolis test has an acceptance rate: an SG sampler's would be a 1.0 that
+    // looks like a statistic (issue #34).
+    if constexpr (S::statistics.has(stats::acceptance))
+      d["mean_accept_stat"] = chain_.steps_done ? t.accept_sum / static_cast<double>(chain_.steps_done) : 0.0;
     if constexpr (S::statistics.has(stats::thermostat)) {  // SGNHT: the thermostat's current value
       StepInfo info;
       chain_.sampler.describe(chain_.state, info);

@@ -99,4 +99,18 @@ print("thinned NetCDF marked; per-chain facts in sample_stats' attributes; creat
   MESSAGE(sgmcmc_test::run_script(folder(), "marks.py", sgmcmc_test::python(), script, "", "python3-xarray python3-netcdf4"));
 }
 
+TEST_CASE("an acceptance rate only where there is a Metropolis test") {
+  // Catches an SG sampler's chain reporting mean_accept_stat 1.0, which looks like a statistic (issue #34).
+  const fs::path& dir = folder();
+  const json sgld = read_json(dir / "r.json");
+  CHECK(!sgld["chains"][0]["diagnostics"].contains("mean_accept_stat"));
+  json hmc = sgld_gaussian_1d(300, 5);
+  hmc["sampler"] = {{"name", "hmc"}, {"step_size", 0.2}, {"leapfrog_steps", 5}};
+  write_json(dir, "hmc.json", hmc);
+  REQUIRE(run_cli_in(dir, "run hmc.json -o hmc.out.json -q").code == 0);
+  const double accept = read_json(dir / "hmc.out.json")["chains"][0]["diagnostics"]["mean_accept_stat"].get<double>();
+  CHECK(accept > 0.5);
+  CHECK(accept < 1.0);
+}
+
 }  // namespace test_cli_thinned_marks
