@@ -33,6 +33,7 @@ void convert(const std::string& path, const Registry& registry, std::span<output
   for (const auto& ch : record["chains"]) longest = std::max<std::uint64_t>(longest, ch.value("draws", std::uint64_t{0}));
   header.expected_draws = longest;
   for (output::Writer* w : writers) w->begin(header);
+  detail::warm_ups_from_record(writers, record, c);
   {
     output::BlockBuffer buffer(writers, header, log_likelihood_of(chain->target(), header.dim()));
     std::vector<std::uint64_t> seen(c.chains, 0);

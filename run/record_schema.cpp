@@ -75,6 +75,16 @@ output::RunHeader header_of(const RunConfig& c, const AnyChain& chain, std::uint
   return h;
 }
 
+void warm_ups_from_record(std::span<output::Writer* const> writers, const json& record, const RunConfig& c) {
+  if (c.burn_in == 0) return;
+  for (std::size_t i = 0; i < record["chains"].size(); ++i) {
+    const json& state = record["chains"][i]["state"];
+    const json* steps = state.is_object() && state.contains("steps_done") ? &state["steps_done"] : nullptr;
+    if (steps == nullptr || !steps->is_number_unsigned() || steps->get<std::uint64_t>() < c.burn_in) continue;
+    for (output::Writer* w : writers) w->warm_up_done(i, state);
+  }
+}
+
 json build_of_this_binary() {
   return {{"tier", simd::portable_build ? "portable" : "native"}, {"isa", simd::compiled_isa}};
 }
@@ -96,6 +106,7 @@ json record_of(const RunConfig& c, const std::vector<json>& summaries, const std
     }
     ch["diagnostics"] = summaries[i].at("diagnostics");
     ch["state"] = summaries[i].at("state");
+    if (summaries[i].contains("timing")) ch["timing"] = summaries[i]["timing"];
     out.push_back(std::move(ch));
   }
   record["status"] = !ok ? "error" : interrupted ? "interrupted" : "ok";

@@ -13,6 +13,7 @@
 // Version 1 (no draws, no sample_stats) is still read.
 #include <cstdint>
 #include <filesystem>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -47,6 +48,10 @@ output::Parameters parameters_of(const RunConfig& c);
 /// What every writer needs before the first draw, for chains built from `c`; `total_steps`: the steps
 /// the longest chain will have done at the end.
 output::RunHeader header_of(const RunConfig& c, const AnyChain& chain, std::uint64_t total_steps);
+
+/// Writer::warm_up_done for each chain of `record` whose saved state is past the burn-in, with that
+/// state (what a warm-up adapts stays fixed after it): before `resume` or `convert` replays its draws.
+void warm_ups_from_record(std::span<output::Writer* const> writers, const json& record, const RunConfig& c);
 
 /// The reproducibility tier this binary was built for (modules/simd/reproducibility.hpp): a record
 /// written by a "native" build replays bit for bit only on a machine with its instruction set.

@@ -171,6 +171,7 @@ json resume_from(const std::string& source, const std::function<const json&(std:
   const std::vector<std::uint64_t> end = resume_ends(chains, c, steps);
   const output::RunHeader header = header_of(c, *chains.front(), most(end));
   for (output::Writer* w : writers) w->begin(header);
+  warm_ups_from_record(writers, record, c);
   // Then the record's draws into the writers, as they are replayed (a rank without writers only
   // counts them: the first pass did).
   std::vector<std::uint64_t> kept(c.chains, 0);
@@ -185,8 +186,10 @@ json resume_from(const std::string& source, const std::function<const json&(std:
     });
     buffer.flush();
   }
+  std::vector<ChainTiming> timing;
+  for (const json& ch : record["chains"]) timing.push_back(timing_of(ch));
   return continue_run(chains, c, end, opt, header, writers, kept, record["timings"]["phases"], "resume",
-                      seconds_since(t0), changed);
+                      seconds_since(t0), changed, std::move(timing));
 }
 
 }  // namespace

@@ -18,20 +18,24 @@ namespace sgmcmc::run::detail {
 namespace {
 
 // Advances chain i by steps[i] steps on the pool's threads; chain i's result does not depend on which
-// thread runs it. A chain that has stopped with an error is not advanced again.
+// thread runs it. A chain that has stopped with an error is not advanced again. seconds[i]: chain i's
+// wall time in this call (one clock read before and after its chunk, never per step).
 void advance_all(parallel::WorkerPool& pool, std::vector<std::unique_ptr<AnyChain>>& chains, std::vector<Draws>& draws,
                         std::vector<ChainStatus>& status, const std::vector<std::uint64_t>& steps, const Retention& keep,
-                        std::vector<ChainProgress>& progress, const std::atomic<bool>* stop) {
+                        std::vector<ChainProgress>& progress, const std::atomic<bool>* stop, std::vector<double>& seconds) {
   // The library's one thread pool (modules/parallel/worker_pool.hpp): chain i is advanced by whichever
   // worker takes index i, and its result depends on i alone.
   auto work = [&](std::size_t i, unsigned /*worker*/) {
+    seconds[i] = 0;
     if (!status[i].ok() || steps[i] == 0) return;
+    const auto t0 = Clock::now();
     try {
       status[i] = chains[i]->advance(steps[i], keep, draws[i], &progress[i].steps, stop);
     } catch (const std::exception& e) {
       status[i].error = e.what();
     }
     if (!status[i].ok()) progress[i].failed.store(true, std::memory_order_relaxed);
+    seconds[i] = seconds_since(t0);
   };
   pool.for_each(chains.size(), work);
 }
@@ -41,15 +45,21 @@ std::uint64_t saturating_add(std::uint64_t a, std::uint64_t b) {
   return __builtin_add_overflow(a, b, &sum) ? std::numeric_limits<std::uint64_t>::max() : sum;
 }
 
-/// What the record keeps of a chain besides its draws: {diagnostics, state}.
-json chain_summary(const AnyChain& chain, const RunConfig& c) {
-  return {{"diagnostics", chain.diagnostics(c.manifold.manifold.intrinsic_dim())}, {"state", chain.state()}};
+/// What the record keeps of a chain besides its draws: {diagnostics, state, timing}.
+json chain_summary(const AnyChain& chain, const RunConfig& c, const ChainTiming& timing) {
+  return {{"diagnostics", chain.diagnostics(c.manifold.manifold.intrinsic_dim())}, {"state", chain.state()},
+          {"timing", {{"warmup_seconds", timing.warmup_seconds}, {"sampling_seconds", timing.sampling_seconds}}}};
 }
 
-/// Every chain's summary on rank 0 (all of them in a single process; an empty list on other ranks).
+/// Every chain's summary on rank 0 (all of them in a single process; an empty list on other ranks);
+/// `timing` as the rank that steps the chain measured it.
 std::vector<json> summaries_of(const std::vector<std::unique_ptr<AnyChain>>& chains, const RunConfig& c,
-                                      distributed::Rounds* rounds) {
-  const auto summary = [&](const AnyChain& chain) { return chain_summary(chain, c); };
+                                      distributed::Rounds* rounds, const std::vector<ChainTiming>& timing) {
+  const auto summary = [&](const AnyChain& chain) {
+    std::size_t i = 0;
+    while (i + 1 < chains.size() && chains[i].get() != &chain) ++i;
+    return chain_summary(chain, c, timing[i]);
+  };
   if (rounds) return rounds->summaries(chains, summary);
   std::vector<json> out;
   for (const auto& ch : chains) out.push_back(summary(*ch));
@@ -76,13 +86,16 @@ unsigned threads_for(const Options& opt, const RunConfig& c, const distributed::
 /// writers (chains in order), so memory holds at most a round of draws. Returns each chain's status;
 /// `interrupted` tells whether `opt.stop` ended the run early. With `rounds`, this rank steps only its
 /// group's chains and the draws travel to rank 0 between rounds (run/distributed/rounds.hpp). With
-/// `c.checkpoint_every` K, rounds end at multiples of K steps, where `checkpoint` is called.
+/// `c.checkpoint_every` K, rounds end at multiples of K steps, where `checkpoint` is called. A round
+/// also ends at the burn-in, so that each chain's time (added to `timing`) splits exactly into warm-up
+/// and sampling, and the writers get each chain's state there (Writer::warm_up_done) before its draws.
 std::vector<ChainStatus> advance_streaming(std::vector<std::unique_ptr<AnyChain>>& chains, const RunConfig& c,
                                                   const std::vector<std::uint64_t>& end, const Options& opt,
                                                   const output::RunHeader& header,
                                                   std::span<output::Writer* const> writers, std::vector<std::uint64_t>& kept,
                                                   bool& interrupted, distributed::Rounds* rounds,
-                                                  const std::function<void(const std::vector<ChainStatus>&)>& checkpoint) {
+                                                  const std::function<void(const std::vector<ChainStatus>&)>& checkpoint,
+                                                  std::vector<ChainTiming>& timing) {
   const Retention keep = c.retention;
   const std::size_t n = chains.size();
   std::vector<ChainStatus> status(n);
@@ -93,6 +106,7 @@ std::vector<ChainStatus> advance_streaming(std::vector<std::unique_ptr<AnyChain>
   const std::uint64_t every = c.checkpoint_every;
   std::vector<std::uint64_t> at(n), round(n), mine(n);
   std::vector<ChainSpan> spans(n);
+  std::vector<double> seconds(n, 0.0);
   for (std::size_t i = 0; i < n; ++i) {
     at[i] = chains[i]->steps_done();
     if (layout.steps(i)) spans[i] = {at[i], std::max(at[i], end[i])};  // the display shows this rank's chains
@@ -116,12 +130,19 @@ std::vector<ChainStatus> advance_streaming(std::vector<std::unique_ptr<AnyChain>
         if (__builtin_mul_overflow(rows_per_round, keep.thin, &span)) span = std::numeric_limits<std::uint64_t>::max();
         next = std::min(next, std::max(at[i] + 1, saturating_add(at[i], span)));
       }
+      if (at[i] < c.burn_in) next = std::min(next, c.burn_in);
       round[i] = status[i].ok() && at[i] < end[i] ? next - at[i] : 0;
       mine[i] = layout.steps(i) ? round[i] : 0;
       any = any || round[i] > 0;
     }
     if (!any) break;
-    advance_all(pool, chains, draws, status, mine, keep, progress, opt.stop);
+    advance_all(pool, chains, draws, status, mine, keep, progress, opt.stop, seconds);
+    bool warmed_up = false;
+    for (std::size_t i = 0; i < n; ++i) {
+      const bool warm_up = at[i] < c.burn_in;  // the round started in the burn-in, so it ended there
+      (warm_up ? timing[i].warmup_seconds : timing[i].sampling_seconds) += seconds[i];
+      warmed_up = warmed_up || (warm_up && round[i] > 0);
+    }
     bool stop = opt.stop && opt.stop->load();
     if (rounds) stop = rounds->exchange(chains, draws, status, at, stop);
     else
@@ -133,6 +154,12 @@ std::vector<ChainStatus> advance_streaming(std::vector<std::unique_ptr<AnyChain>
         append_log_likelihood(chains[i]->target(), draws[i].values, header.dim(), log_lik[i]);
       };
       pool.for_each(n, compute);
+    }
+    if (warmed_up) {  // every rank takes part (summaries_of gathers the states on rank 0)
+      const std::vector<json> states = summaries_of(chains, c, rounds, timing);
+      for (std::size_t i = 0; i < states.size(); ++i)
+        if (round[i] > 0 && at[i] == c.burn_in)
+          for (output::Writer* w : writers) w->warm_up_done(i, states[i].at("state"));
     }
     bool at_checkpoint = false, running = false;
     for (std::size_t i = 0; i < n; ++i) {
@@ -160,7 +187,7 @@ std::vector<ChainStatus> advance_streaming(std::vector<std::unique_ptr<AnyChain>
 json continue_run(std::vector<std::unique_ptr<AnyChain>>& chains, const RunConfig& c,
                          const std::vector<std::uint64_t>& end, const Options& opt, const output::RunHeader& header, std::span<output::Writer* const> writers,
                          std::vector<std::uint64_t> kept, json phases, const char* phase_name, double setup,
-                         Changes changed) {
+                         Changes changed, std::vector<ChainTiming> timing) {
   if (opt.sampling) opt.sampling->store(true);  // set-up has ended: from here `stop` keeps what was drawn
   const auto t1 = Clock::now();
   bool interrupted = false;
@@ -170,6 +197,7 @@ json continue_run(std::vector<std::unique_ptr<AnyChain>>& chains, const RunConfi
   if (opt.transport) rounds.emplace(*opt.transport, distributed::Layout{opt.transport->rank(), opt.transport->size(), c.shards});
   distributed::Rounds* over = rounds ? &*rounds : nullptr;
   const bool root = !over || over->root();
+  timing.resize(chains.size());
   const auto this_phase = [&](bool stopped) {
     json p = phase(phase_name, steps, setup, seconds_since(t1));
     if (stopped) p["interrupted"] = true;
@@ -180,7 +208,7 @@ json continue_run(std::vector<std::unique_ptr<AnyChain>>& chains, const RunConfi
   // A checkpoint: the record as it would be if the run were interrupted here, which `resume` continues
   // (docs/run-format.md); the JSON record writer writes it in place of the previous one.
   const auto checkpoint = [&](const std::vector<ChainStatus>& status) {
-    const std::vector<json> summaries = summaries_of(chains, c, over);
+    const std::vector<json> summaries = summaries_of(chains, c, over, timing);
     if (!root) return;
     json so_far = phases;
     so_far.push_back(this_phase(true));
@@ -188,8 +216,8 @@ json continue_run(std::vector<std::unique_ptr<AnyChain>>& chains, const RunConfi
     const json record = record_of(c, summaries, status, kept, std::move(so_far), true);
     for (output::Writer* w : writers) w->checkpoint(record);
   };
-  const auto status = advance_streaming(chains, c, end, opt, header, writers, kept, interrupted, over, checkpoint);
-  const std::vector<json> summaries = summaries_of(chains, c, over);
+  const auto status = advance_streaming(chains, c, end, opt, header, writers, kept, interrupted, over, checkpoint, timing);
+  const std::vector<json> summaries = summaries_of(chains, c, over, timing);
   json record;
   if (root) {
     phases.push_back(this_phase(interrupted));

@@ -43,12 +43,30 @@ struct Changes {
   bool data = false;    ///< a data file is not the one the run read (or cannot be checked)
 };
 
+/// A chain's wall time in its steps, split at the burn-in (CmdStan's warm-up), over every phase of
+/// the run (a resume adds to the record's): the record's chains[i].timing.
+struct ChainTiming {
+  double warmup_seconds = 0;
+  double sampling_seconds = 0;
+};
+
+/// A record chain's timing (zeros when it has none: a record of an older sgmcmc).
+inline ChainTiming timing_of(const json& chain) {
+  ChainTiming t;
+  if (!chain.is_object() || !chain.contains("timing") || !chain["timing"].is_object()) return t;
+  const json& j = chain["timing"];
+  if (j.contains("warmup_seconds") && j["warmup_seconds"].is_number()) t.warmup_seconds = j["warmup_seconds"].get<double>();
+  if (j.contains("sampling_seconds") && j["sampling_seconds"].is_number()) t.sampling_seconds = j["sampling_seconds"].get<double>();
+  return t;
+}
+
 /// Runs `steps` more steps of built chains to global step end[i] each, streaming to the writers (which
 /// have had `begin` and any earlier draws: `kept` counts them), and finishes them with the record, whose
-/// timings are `phases` and this phase (`phase_name`, `setup` seconds). Returns the record without draws.
+/// timings are `phases` and this phase (`phase_name`, `setup` seconds), each chain's time added to
+/// `timing` (the record's so far; empty: none). Returns the record without draws.
 json continue_run(std::vector<std::unique_ptr<AnyChain>>& chains, const RunConfig& c, const std::vector<std::uint64_t>& end,
                   const Options& opt, const output::RunHeader& header, std::span<output::Writer* const> writers,
                   std::vector<std::uint64_t> kept, json phases, const char* phase_name, double setup,
-                  Changes changed = {});
+                  Changes changed = {}, std::vector<ChainTiming> timing = {});
 
 }  // namespace sgmcmc::run::detail

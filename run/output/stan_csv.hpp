@@ -1,15 +1,20 @@
 #pragma once
 // Stan CSV: one CmdStan-style CSV file per chain, so a run's draws open in the tools people already use
-// for Stan's output — CmdStan's stansummary, ArviZ's from_cmdstan, cmdstanr's read_cmdstan_csv, or any
-// CSV reader that skips '#' lines (pandas read_csv(comment='#')). docs/run-format.md, "Stan CSV".
+// for Stan's output — rstan's read_stan_csv, cmdstanpy's from_csv, cmdstanr, ArviZ's from_cmdstan,
+// CmdStan's stansummary, or any CSV reader that skips '#' lines (pandas read_csv(comment='#')).
+// docs/run-format.md, "Stan CSV" (what each statistic maps to, and the "Readers" table of what is tested).
 //
 // The comment header follows CmdStan's layout where the readers look for it: `model`, `method = sample`,
-// `num_samples`, `num_warmup`, `save_warmup = 0`, `thin`, `id` and `seed` (cmdstanr fails without
-// `method`, `id` and `save_warmup`; ArviZ turns `save_warmup`, `num_warmup` and `thin` into integers).
-// `adapt engaged = 0`, since nothing is adapted, and therefore no "# Adaptation terminated" block:
-// CmdStan writes that block only after an adaptation, and none of the readers requires it. The time
-// lines are CmdStan's (the number of the "(Sampling)" line at column 17, where stansummary reads it;
-// the "Elapsed Time:" label on another line, as cmdstanr parses the "(Sampling)" line as a bare number).
+// `num_samples`, `num_warmup`, `save_warmup = 0`, `thin`, `adapt engaged`, `algorithm`, `engine`,
+// `max_depth`, `metric`, `id` and `seed` (cmdstanr fails without `method`, `id` and `save_warmup`; rstan
+// without `engine` on an "hmc" run; cmdstanpy without `metric` and `max_depth`). After the column names
+// comes CmdStan's adaptation block (cmdstanpy requires it before the draws): `# Adaptation terminated`,
+// the step size and, with a diagonal preconditioner, its s² as the inverse mass matrix's diagonal — the
+// chain's own when its warm-up adapted it (Writer::warm_up_done). The columns are the ones rstan takes
+// for sampler statistics (lp__, accept_stat__, stepsize__, treedepth__, n_leapfrog__, divergent__,
+// energy__) and the parameters; a statistic a sampler does not have is left out or, where a reader
+// requires the column, written as nan or 0 with a header line that says so. The footer is CmdStan's
+// (Warm-up, Sampling, Total: the chain's own times, chains[i].timing of the record).
 //
 // `read_stan_csv` reads such a file back (and CmdStan's own): comments, column names, draws.
 #include <algorithm>
@@ -62,21 +67,6 @@ inline std::string text_at(const json& config, const char* pointer, const std::s
   return v->is_string() ? v->get<std::string>() : v->dump();
 }
 
-/// The sum of `key` over the record's timing phases that have it; false when none has.
-inline bool sum_of_phases(const json& record, const char* key, double& total) {
-  const json* phases = find(record, "/timings/phases");
-  if (phases == nullptr || !phases->is_array()) return false;
-  bool any = false;
-  total = 0;
-  for (const auto& phase : *phases) {
-    if (phase.is_object() && phase.contains(key) && phase[key].is_number()) {
-      total += phase[key].get<double>();
-      any = true;
-    }
-  }
-  return any;
-}
-
 /// Every line of `text` as a comment line (an error message may span lines; a bare line would be data).
 inline void put_comment_lines(std::string& out, std::string_view prefix, std::string_view text) {
   std::size_t start = 0;
@@ -105,20 +95,34 @@ class StanCsvWriter final : public Writer {
     dim_ = header.dim();
     has_lp_ = header.has_lp;
     log_lik_ = header.log_likelihood;
-    // stepsize__, accept_stat__ and divergent__ are columns of every Stan CSV; the sampler's other
-    // statistics follow them.
     for (const Statistic* s : header.statistics) {
-      if (s == &stats::step_size) declares_step_size_ = true;
-      if (s != &stats::acceptance && s != &stats::step_size && s != &stats::divergent) extra_.push_back(s);
+      if (s == &stats::acceptance) has_acceptance_ = true;
+      else if (s == &stats::step_size) declares_step_size_ = true;
+      else if (s == &stats::gradient_evals) has_gradient_evals_ = true;
+      else if (s == &stats::divergent) has_divergent_ = true;
+      else if (s == &stats::energy) has_energy_ = true;
+      else left_out_.push_back(s);
     }
     if (const json* h = stan_csv_detail::find(header.config, "/sampler/step_size"); h != nullptr && h->is_number())
       configured_step_size_ = h->get<double>();
+    read_preconditioner(header);
+    diagonal_.assign(header.chains, {});
+    block_written_.assign(header.chains, false);
 
     files_.reserve(header.chains);
     for (std::size_t chain = 0; chain < header.chains; ++chain) {
       files_.emplace_back(fmt::format("{}_{}.csv", base_, chain + 1));
       files_.back().write(header_text(header, chain));
     }
+  }
+
+  /// The adapted diagonal preconditioner's scale s of the chain, whose s² the adaptation block gives.
+  void warm_up_done(std::size_t chain, const json& state) override {
+    if (chain >= diagonal_.size() || !diagonal_metric_) return;
+    const json* scale = stan_csv_detail::find(state, "/sampler/scale");
+    if (scale == nullptr || !scale->is_array() || static_cast<Eigen::Index>(scale->size()) != dim_) return;
+    diagonal_[chain].clear();
+    for (const json& s : *scale) diagonal_[chain].push_back(s.is_number() ? s.get<double>() * s.get<double>() : std::nan(""));
   }
 
   void append(const DrawBlock& block) override {
@@ -133,6 +137,8 @@ class StanCsvWriter final : public Writer {
     require(block.log_lik.size() == block.rows() * static_cast<std::size_t>(log_lik_),
             "{}: {} draws with {} log-likelihood values, the header says {} per draw", base_, block.rows(), block.log_lik.size(), log_lik_);
     std::string text;
+    if (!block_written_[block.chain] && block.rows() > 0)
+      adaptation_block(text, block.chain, declares_step_size_ ? block.stats[0].step_size : configured_step_size_);
     for (std::size_t i = 0; i < block.rows(); ++i) put_row(text, block, i);
     files_[block.chain].write(text);
   }
@@ -143,7 +149,11 @@ class StanCsvWriter final : public Writer {
   }
   void prepare(const json& record) override {
     require(!finished_, "{}: the Stan CSV writer was finished twice", base_);
-    for (std::size_t chain = 0; chain < files_.size(); ++chain) files_[chain].write(trailer_text(record, chain));
+    for (std::size_t chain = 0; chain < files_.size(); ++chain) {
+      std::string text;
+      if (!block_written_[chain]) adaptation_block(text, chain, configured_step_size_);  // a chain that kept no draw
+      files_[chain].write(text + trailer_text(record, chain));
+    }
     for (auto& file : files_) file.prepare();
     finished_ = true;
   }
@@ -165,6 +175,21 @@ class StanCsvWriter final : public Writer {
   }
 
  private:
+  /// The config's diagonal preconditioner (run/samplers/preconditioned.hpp, recorded as {"adapt_steps": K}
+  /// or {"scale": [...]}): the metric is diag_e then, and an adaptation within the burn-in is CmdStan's.
+  void read_preconditioner(const RunHeader& header) {
+    const json* p = stan_csv_detail::find(header.config, "/sampler/preconditioner");
+    if (p == nullptr || !p->is_object()) return;
+    diagonal_metric_ = true;
+    if (const json* k = stan_csv_detail::find(*p, "/adapt_steps"); k != nullptr && k->is_number_unsigned())
+      adapt_steps_ = k->get<std::uint64_t>();
+    if (const json* s = stan_csv_detail::find(*p, "/scale"); s != nullptr && s->is_array())
+      for (const json& v : *s) given_diagonal_.push_back(v.is_number() ? v.get<double>() * v.get<double>() : std::nan(""));
+    const json* b = stan_csv_detail::find(header.config, "/burn_in");
+    burn_in_ = b != nullptr && b->is_number_unsigned() ? b->get<std::uint64_t>() : 0;
+  }
+  bool adapted_in_warm_up() const { return adapt_steps_ > 0 && adapt_steps_ <= burn_in_; }
+
   std::string header_text(const RunHeader& header, std::size_t chain) const {
     using stan_csv_detail::text_at;
     const json& c = header.config;
@@ -174,7 +199,7 @@ class StanCsvWriter final : public Writer {
       out += text;
       out += '\n';
     };
-    line("# Draws of sgmcmc (stochastic-gradient MCMC) in CmdStan's CSV layout");
+    line("# Draws of sgmcmc (stochastic-gradient MCMC) in CmdStan's CSV layout (docs/run-format.md, \"Stan CSV\")");
     line(fmt::format("# sgmcmc_version = {}", library_version));
     line(fmt::format("# model = {}", text_at(c, "/target/name", "unknown")));
     line("# method = sample (Default)");
@@ -189,8 +214,12 @@ class StanCsvWriter final : public Writer {
     line(fmt::format("#     save_warmup = {}", header.save_warmup ? 1 : 0));
     line(fmt::format("#     thin = {}", every));
     line("#     adapt");
-    line("#       engaged = 0");
+    line(fmt::format("#       engaged = {}", adapted_in_warm_up() ? 1 : 0));
     line(fmt::format("#     algorithm = {}", header.sampler));
+    // rstan names an "hmc" run by its engine; cmdstanpy reads metric and max_depth (docs/run-format.md).
+    line("#       engine = static");
+    line("#         max_depth = 10");
+    line(fmt::format("#       metric = {}", diagonal_metric_ ? "diag_e" : "unit_e"));
     if (!std::isnan(configured_step_size_)) {
       std::string h;
       stan_csv_detail::put_number(h, configured_step_size_);
@@ -206,10 +235,38 @@ class StanCsvWriter final : public Writer {
       line("# these draws are a Stein-thinned selection (sgmcmc thin), in the order picked, some repeated: not a chain;");
       line("# ESS, R-hat and MCSE computed from them mean nothing (sgmcmc_thinned_chain at the end: the indices and KSDs)");
     }
-    if (!has_lp_) line("# lp__ is 0: not computed (set \"log_density\": true in the config)");
+    // What a column means here where it is not what CmdStan's would be (no '=' in these lines: the
+    // readers take `key = value` comment lines for settings).
+    if (!has_lp_) line("# lp__ is nan on every draw: the log density was not computed (set \"log_density\": true in the config)");
+    if (!has_acceptance_) line(fmt::format("# no accept_stat__: {} makes no Metropolis test", header.sampler));
+    if (!has_divergent_)
+      line(fmt::format("# divergent__ is 0 on every draw: {} has no divergence check, and a non-finite state stops its chain "
+                       "with an error (in this file's footer); the column is here as cmdstanpy requires it", header.sampler));
+    line("# treedepth__ is 0: sgmcmc builds no trees (a fixed number of gradients a step, CmdStan's static engine)");
+    if (has_gradient_evals_) line("# n_leapfrog__ is the step's gradient evaluations (HMC: its leapfrog steps)");
+    if (declares_step_size_) line("# stepsize__ is the step's own h (a schedule's value at that step)");
+    if (!left_out_.empty()) {
+      std::string names;
+      for (const Statistic* s : left_out_) names += fmt::format("{}{}", names.empty() ? "" : ", ", s->name);
+      line(fmt::format("# not in this file (rstan would take them for parameters), in the run record and NetCDF: {}", names));
+    }
+    if (!adapted_in_warm_up())
+      line("# nothing was adapted in the warm-up: the adaptation block after the column names gives the step size and "
+           "metric used throughout (CmdStan writes it then too, and cmdstanpy requires it)");
+    if (diagonal_metric_)
+      line("# metric diag_e: the diagonal preconditioner's s squared (HMC on the s-scaled coordinates has inverse mass "
+           "matrix diag(s squared))");
+    if (adapt_steps_ > burn_in_)
+      line(fmt::format("# the preconditioner adapted until step {}, after the burn-in of {} steps: the diagonal below is its "
+                       "scale at the burn-in's end; chains[i].state.sampler.scale in the run record holds the final one",
+                       adapt_steps_, burn_in_));
 
-    out += "lp__,accept_stat__,stepsize__,divergent__";
-    for (const Statistic* s : extra_) out += fmt::format(",{}__", s->name);
+    out += "lp__";
+    if (has_acceptance_) out += ",accept_stat__";
+    out += ",stepsize__,treedepth__";
+    if (has_gradient_evals_) out += ",n_leapfrog__";
+    out += ",divergent__";
+    if (has_energy_) out += ",energy__";
     for (const auto& name : names_) {
       out += ',';
       out += name;
@@ -220,27 +277,42 @@ class StanCsvWriter final : public Writer {
     return out;
   }
 
+  /// CmdStan's block between the column names and the first draw: the step size and the metric (the
+  /// adapted one when the warm-up adapted a preconditioner). `h` NaN: a schedule with no draw to show it.
+  void adaptation_block(std::string& out, std::size_t chain, double h) {
+    block_written_[chain] = true;
+    out += "# Adaptation terminated\n# Step size = ";
+    stan_csv_detail::put_number(out, h);
+    out += '\n';
+    if (!diagonal_metric_) return;
+    out += "# Diagonal elements of inverse mass matrix:\n# ";
+    const std::vector<double>& given = !diagonal_[chain].empty() ? diagonal_[chain] : given_diagonal_;
+    for (Eigen::Index k = 0; k < dim_; ++k) {
+      if (k > 0) out += ", ";
+      stan_csv_detail::put_number(out, static_cast<std::size_t>(k) < given.size() ? given[static_cast<std::size_t>(k)] : 1.0);
+    }
+    out += '\n';
+  }
+
   void put_row(std::string& out, const DrawBlock& block, std::size_t i) const {
     using stan_csv_detail::put_number;
     const StepInfo& info = block.stats[i];
-    if (has_lp_)
-      put_number(out, block.lp[i]);
-    else
-      out += '0';
-    out += ',';
-    put_number(out, info.acceptance);
+    if (has_lp_) put_number(out, block.lp[i]);
+    else out += "nan";
+    if (has_acceptance_) {
+      out += ',';
+      put_number(out, info.acceptance);
+    }
     out += ',';
     // The step's own h when the sampler reports it (a schedule's value), else the config's constant h.
-    put_number(out, declares_step_size_ ? info.step_size : std::isnan(configured_step_size_) ? 0.0 : configured_step_size_);
+    put_number(out, declares_step_size_ ? info.step_size : configured_step_size_);
+    out += ",0";  // treedepth__
+    // Counts and flags stay integers (cmdstanpy reads divergent__ and treedepth__ with int()).
+    if (has_gradient_evals_) fmt::format_to(std::back_inserter(out), ",{}", info.gradient_evals);
     out += info.divergent ? ",1" : ",0";
-    for (const Statistic* s : extra_) {
+    if (has_energy_) {
       out += ',';
-      // Counts stay integers (a reader that types columns sees n_grad__ as integral, as n_leapfrog__).
-      const double v = s->get(info);
-      if (s->kind == StatKind::count && v >= 0 && v < 1.8e19)
-        fmt::format_to(std::back_inserter(out), "{}", static_cast<std::uint64_t>(v));
-      else
-        put_number(out, v);
+      put_number(out, info.energy);
     }
     for (double v : block.row(i)) {
       out += ',';
@@ -258,6 +330,21 @@ class StanCsvWriter final : public Writer {
     const json* entry = nullptr;
     if (const json* chains = stan_csv_detail::find(record, "/chains"); chains != nullptr && chains->is_array() && chain < chains->size())
       entry = &(*chains)[chain];
+    // CmdStan's footer, the chain's own times (chains[i].timing): rstan's get_elapsed_time takes the
+    // first two numbers after "Elapsed Time" as warm-up and sampling, digits and '.' only (so fixed
+    // notation); stansummary reads the "(Sampling)" number at column 17.
+    const json* timing = entry != nullptr && entry->is_object() ? stan_csv_detail::find(*entry, "/timing") : nullptr;
+    const json* warm_up = timing != nullptr ? stan_csv_detail::find(*timing, "/warmup_seconds") : nullptr;
+    const json* sampling = timing != nullptr ? stan_csv_detail::find(*timing, "/sampling_seconds") : nullptr;
+    if (warm_up != nullptr && sampling != nullptr && warm_up->is_number() && sampling->is_number()) {
+      const double w = warm_up->get<double>(), s = sampling->get<double>();
+      out += fmt::format("#  Elapsed Time: {:.9f} seconds (Warm-up)\n", w);
+      out += fmt::format("#                {:.9f} seconds (Sampling)\n", s);
+      out += fmt::format("#                {:.9f} seconds (Total)\n", w + s);
+      out += "# \n";
+    } else {
+      out += "# no per-chain times: the record has none (chains[i].timing; a record of an older sgmcmc)\n";
+    }
     if (entry != nullptr && entry->is_object() && entry->contains("status") && (*entry)["status"] != "ok") {
       const json& error = entry->contains("error") ? (*entry)["error"] : (*entry)["status"];
       stan_csv_detail::put_comment_lines(out, "error: ", error.is_string() ? error.get<std::string>() : error.dump());
@@ -277,27 +364,24 @@ class StanCsvWriter final : public Writer {
     if (const json* stein = stan_csv_detail::find(record, "/stein/chains");
         stein != nullptr && stein->is_array() && chain < stein->size() && (*stein)[chain].is_object())
       out += fmt::format("# sgmcmc_stein = {}\n", (*stein)[chain].dump());
-    double sampling = 0, setup = 0;
-    if (stan_csv_detail::sum_of_phases(record, "sampling_seconds", sampling)) {
-      stan_csv_detail::sum_of_phases(record, "setup_seconds", setup);
-      // The label goes on the (Total) line: cmdstanr reads the (Sampling) line as "<number> seconds".
-      out += fmt::format("#  Elapsed Time: {} seconds (Total)\n", setup + sampling);
-      out += fmt::format("#                {} seconds (Sampling)\n", sampling);
-      out += "#  burn-in steps are timed with the sampling: sgmcmc times no separate warm-up\n";
-      out += "# \n";
-    }
     return out;
   }
 
   std::string base_;
   std::vector<AtomicFile> files_;
   std::vector<std::string> names_;
-  std::vector<const Statistic*> extra_;  ///< the sampler's statistics after the three every Stan CSV has
+  std::vector<const Statistic*> left_out_;  ///< the sampler's statistics rstan would take for parameters
   Eigen::Index dim_ = 0;
   Eigen::Index log_lik_ = 0;  ///< pointwise log-likelihood values per draw (log_lik.1, …)
   bool has_lp_ = false;
-  bool declares_step_size_ = false;
+  bool has_acceptance_ = false, declares_step_size_ = false, has_gradient_evals_ = false, has_divergent_ = false,
+       has_energy_ = false;
   double configured_step_size_ = std::numeric_limits<double>::quiet_NaN();  ///< NaN: a schedule, or none
+  bool diagonal_metric_ = false;                 ///< a diagonal preconditioner: metric diag_e
+  std::uint64_t adapt_steps_ = 0, burn_in_ = 0;  ///< its adaptation's steps K (0: given or none); the burn-in
+  std::vector<double> given_diagonal_;           ///< s² of a given scale (empty: adapted, or ones)
+  std::vector<std::vector<double>> diagonal_;    ///< per chain: s² of the scale adapted in its warm-up
+  std::vector<bool> block_written_;              ///< per chain: its adaptation block is in the file
   bool finished_ = false;
 };
 

@@ -104,6 +104,11 @@ class Writer {
   /// "interrupted", which `resume` continues. A format that can be resumed from writes it in place of
   /// the previous one and goes on taking draws; the others (Stan CSV, NetCDF: outputs, not states) ignore it.
   virtual void checkpoint(const json& /*record*/) {}
+  /// Chain `chain` has ended its burn-in (CmdStan's warm-up): `state` is its state then, as the record
+  /// keeps it (chains[i].state: a preconditioner's adapted scale). Called before any of the chain's kept
+  /// draws are appended (by run, resume and convert), and not at all without a burn-in. A format that
+  /// writes what a warm-up adapted (Stan CSV's adaptation block) takes it; the others ignore it.
+  virtual void warm_up_done(std::size_t /*chain*/, const json& /*state*/) {}
   /// The files this writer makes (for messages).
   virtual std::vector<std::string> files() const = 0;
 };
