@@ -60,6 +60,12 @@ inline const json* find(const json& j, const char* pointer) {
   return j.contains(p) ? &j.at(p) : nullptr;
 }
 
+/// A count in the config (a non-negative integer), 0 when missing.
+inline std::uint64_t count_at(const json& config, const char* pointer) {
+  const json* v = find(config, pointer);
+  return v != nullptr && v->is_number_integer() && *v >= 0 ? v->get<std::uint64_t>() : 0;
+}
+
 /// A config value as comment text: a string as is, anything else as its JSON; `fallback` when missing.
 inline std::string text_at(const json& config, const char* pointer, const std::string& fallback) {
   const json* v = find(config, pointer);
@@ -181,12 +187,10 @@ class StanCsvWriter final : public Writer {
     const json* p = stan_csv_detail::find(header.config, "/sampler/preconditioner");
     if (p == nullptr || !p->is_object()) return;
     diagonal_metric_ = true;
-    if (const json* k = stan_csv_detail::find(*p, "/adapt_steps"); k != nullptr && k->is_number_unsigned())
-      adapt_steps_ = k->get<std::uint64_t>();
+    adapt_steps_ = stan_csv_detail::count_at(*p, "/adapt_steps");
     if (const json* s = stan_csv_detail::find(*p, "/scale"); s != nullptr && s->is_array())
       for (const json& v : *s) given_diagonal_.push_back(v.is_number() ? v.get<double>() * v.get<double>() : std::nan(""));
-    const json* b = stan_csv_detail::find(header.config, "/burn_in");
-    burn_in_ = b != nullptr && b->is_number_unsigned() ? b->get<std::uint64_t>() : 0;
+    burn_in_ = stan_csv_detail::count_at(header.config, "/burn_in");
   }
   bool adapted_in_warm_up() const { return adapt_steps_ > 0 && adapt_steps_ <= burn_in_; }
 
@@ -241,7 +245,7 @@ class StanCsvWriter final : public Writer {
     if (!has_acceptance_) line(fmt::format("# no accept_stat__: {} makes no Metropolis test", header.sampler));
     if (!has_divergent_)
       line(fmt::format("# divergent__ is 0 on every draw: {} has no divergence check, and a non-finite state stops its chain "
-                       "with an error (in this file's footer); the column is here as cmdstanpy requires it", header.sampler));
+                       "(this file's footer says so); the column is here as cmdstanpy requires it", header.sampler));
     line("# treedepth__ is 0: sgmcmc builds no trees (a fixed number of gradients a step, CmdStan's static engine)");
     if (has_gradient_evals_) line("# n_leapfrog__ is the step's gradient evaluations (HMC: its leapfrog steps)");
     if (declares_step_size_) line("# stepsize__ is the step's own h (a schedule's value at that step)");
@@ -309,7 +313,7 @@ class StanCsvWriter final : public Writer {
     out += ",0";  // treedepth__
     // Counts and flags stay integers (cmdstanpy reads divergent__ and treedepth__ with int()).
     if (has_gradient_evals_) fmt::format_to(std::back_inserter(out), ",{}", info.gradient_evals);
-    out += info.divergent ? ",1" : ",0";
+    out += has_divergent_ && info.divergent ? ",1" : ",0";
     if (has_energy_) {
       out += ',';
       put_number(out, info.energy);

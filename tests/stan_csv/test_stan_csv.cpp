@@ -127,20 +127,22 @@ TEST_CASE("Stan CSV round trip: two chains, blocks interleaved, every value read
     for (const auto& e : dir.entries())  // nothing under the target names yet: at most the temporaries (unnamed
       CHECK(e.starts_with("."));  // where the file system has O_TMPFILE, else ".NAME.XXXXXX")
     CHECK(!fs::exists(base + "_1.csv"));
-    json record = {{"timings", {{"phases", json::array({{{"phase", "run"}, {"setup_seconds", 0.5}, {"sampling_seconds", 1.25}},
-                                                        {{"phase", "resume"}, {"setup_seconds", 0.25}, {"sampling_seconds", 2.0}}})}}},
-                   {"chains", json::array({{{"id", 0}, {"status", "ok"}}, {{"id", 1}, {"status", "ok"}}})}};
+    json record = {{"timings", {{"phases", json::array({{{"phase", "run"}, {"setup_seconds", 0.5}, {"sampling_seconds", 1.25}}})}}},
+                   {"chains", json::array({{{"id", 0}, {"status", "ok"}, {"timing", {{"warmup_seconds", 0.25}, {"sampling_seconds", 1.5}}}},
+                                           {{"id", 1}, {"status", "ok"}, {"timing", {{"warmup_seconds", 2e-5}, {"sampling_seconds", 3.0}}}}})}};
     writer.finish(record);
   }
   CHECK(dir.entries() == std::vector<std::string>{"fit_1.csv", "fit_2.csv"});
 
-  const std::vector<std::string> columns = {"lp__", "accept_stat__", "stepsize__", "divergent__", "energy__", "n_grad__", "x.1", "x.2", "x.3"};
+  // rstan's sampler columns in CmdStan's order; divergent__ 0 (the sampler declares no divergence flag).
+  const std::vector<std::string> columns = {"lp__",        "accept_stat__", "stepsize__", "treedepth__", "n_leapfrog__",
+                                            "divergent__", "energy__",      "x.1",        "x.2",         "x.3"};
   for (const Draws* d : {&a, &b}) {
     CAPTURE(d->chain);
     const StanCsv csv = read_stan_csv(fmt::format("{}_{}.csv", base, d->chain + 1));
     CHECK(csv.columns == columns);
     REQUIRE(csv.draws.rows() == static_cast<Eigen::Index>(d->stats.size()));
-    REQUIRE(csv.draws.cols() == 9);
+    REQUIRE(csv.draws.cols() == 10);
     for (std::size_t r = 0; r < d->stats.size(); ++r) {
       CAPTURE(r);
       const auto i = static_cast<Eigen::Index>(r);
@@ -148,10 +150,11 @@ TEST_CASE("Stan CSV round trip: two chains, blocks interleaved, every value read
       CHECK(same(csv.draws(i, 0), d->lp[r]));
       CHECK(same(csv.draws(i, 1), s.acceptance));
       CHECK(same(csv.draws(i, 2), s.step_size));
-      CHECK(csv.draws(i, 3) == (s.divergent ? 1.0 : 0.0));
-      CHECK(same(csv.draws(i, 4), s.energy));
-      CHECK(csv.draws(i, 5) == static_cast<double>(s.gradient_evals));
-      for (Eigen::Index j = 0; j < 3; ++j) CHECK(same(csv.draws(i, 6 + j), d->values[r * 3 + static_cast<std::size_t>(j)]));
+      CHECK(csv.draws(i, 3) == 0.0);
+      CHECK(csv.draws(i, 4) == static_cast<double>(s.gradient_evals));
+      CHECK(csv.draws(i, 5) == 0.0);
+      CHECK(same(csv.draws(i, 6), s.energy));
+      for (Eigen::Index j = 0; j < 3; ++j) CHECK(same(csv.draws(i, 7 + j), d->values[r * 3 + static_cast<std::size_t>(j)]));
     }
     std::ifstream in(fmt::format("{}_{}.csv", base, d->chain + 1));
     const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
@@ -164,15 +167,27 @@ TEST_CASE("Stan CSV round trip: two chains, blocks interleaved, every value read
     CHECK(has_comment(csv, "#     save_warmup = 0"));
     CHECK(has_comment(csv, "#     thin = 1"));
     CHECK(has_comment(csv, "#     algorithm = sghmc"));
+    CHECK(has_comment(csv, "#       engaged = 0"));
+    CHECK(has_comment(csv, "#       engine = static"));
+    CHECK(has_comment(csv, "#       metric = unit_e"));
+    CHECK(has_comment(csv, "#         max_depth = 10"));
     CHECK(has_comment(csv, "#       stepsize = 0.01"));
     CHECK(has_comment(csv, fmt::format("# id = {}", d->chain + 1)));
     CHECK(has_comment(csv, "#   seed = 7"));
     CHECK(has_comment(csv, "# sgmcmc_version = 0.1.0"));
     CHECK(has_comment(csv, "# sgmcmc_config = " + header.config.dump()));
-    // The times, where stansummary (column 17), ArviZ and cmdstanr read them.
-    CHECK(has_comment(csv, "#  Elapsed Time: 4 seconds (Total)"));
-    CHECK(has_comment(csv, "#                3.25 seconds (Sampling)"));
-    CHECK(!has_comment(csv, "# lp__ is 0: not computed (set \"log_density\": true in the config)"));
+    // The chain's own times in CmdStan's order (rstan takes the first two as warm-up and sampling,
+    // digits only: fixed notation even for 2e-5), not the run's phases.
+    const std::vector<std::string> times = d->chain == 0 ? std::vector<std::string>{"0.250000000", "1.500000000", "1.750000000"}
+                                                         : std::vector<std::string>{"0.000020000", "3.000000000", "3.000020000"};
+    CHECK(has_comment(csv, "#  Elapsed Time: " + times[0] + " seconds (Warm-up)"));
+    CHECK(has_comment(csv, "#                " + times[1] + " seconds (Sampling)"));
+    CHECK(has_comment(csv, "#                " + times[2] + " seconds (Total)"));
+    // CmdStan's adaptation block right after the column names (cmdstanpy reads it there): the first
+    // draw's own step size (the sampler reports one), the unit metric.
+    const std::string after_columns = text.substr(text.find("x.3\n") + 4);
+    CHECK(after_columns.starts_with(fmt::format("# Adaptation terminated\n# Step size = {}\n{},", d->stats[0].step_size, d->lp[0])));
+    CHECK(std::none_of(csv.comments.begin(), csv.comments.end(), [](const std::string& c) { return c.starts_with("# lp__ is"); }));
   }
 }
 
@@ -192,42 +207,83 @@ TEST_CASE("Stan CSV names a matrix's coordinates x.i.j in column-major order, as
   writer.append(d.block(0, 1));
   writer.finish(json::object());
   const StanCsv csv = read_stan_csv(base + "_1.csv");
-  const std::vector<std::string> expected = {"lp__", "accept_stat__", "stepsize__", "divergent__", "x.1.1", "x.2.1", "x.1.2", "x.2.2", "x.1.3", "x.2.3"};
+  const std::vector<std::string> expected = {"lp__",  "accept_stat__", "stepsize__", "treedepth__", "divergent__", "x.1.1",
+                                             "x.2.1", "x.1.2",         "x.2.2",      "x.1.3",       "x.2.3"};
   CHECK(csv.columns == expected);
   CHECK(has_comment(csv, "#     num_samples = 270"));  // CmdStan's meaning: iterations before thinning
   CHECK(has_comment(csv, "#     thin = 3"));
   for (Eigen::Index k = 0; k < 6; ++k) {
-    const std::string& name = csv.columns[static_cast<std::size_t>(4 + k)];
-    CHECK(csv.draws(0, 4 + k) == 10.0 * (name[2] - '0') + (name[4] - '0'));
+    const std::string& name = csv.columns[static_cast<std::size_t>(5 + k)];
+    CHECK(csv.draws(0, 5 + k) == 10.0 * (name[2] - '0') + (name[4] - '0'));
   }
 }
 
-TEST_CASE("Stan CSV without lp writes lp__ = 0 and says why; stepsize__ falls back to the config's h") {
-  // Catches: a missing lp__ column (CmdStan's readers expect it first), a silent 0 that looks computed,
+TEST_CASE("Stan CSV leaves out what the sampler does not have, or writes it as nan or 0 and says so") {
+  // Catches (issue #34 item 1): lp__ = 0 or accept_stat__ = 1 that look computed; a statistic rstan would
+  // take for a parameter (reflections__) among the columns; a missing lp__ (the readers expect it first);
   // a stepsize__ of 0 or NaN when the sampler reports none but the config has a constant h.
   sgmcmc_test::ScratchFolder dir("sgmcmc_stan_csv");
   const std::string base = (dir.path / "nolp").string();
   StanCsvWriter writer(base);
-  writer.begin(make_header(1, {2}, {&stats::acceptance, &stats::reflections}, false));
+  writer.begin(make_header(1, {2}, {&stats::kinetic_energy, &stats::gradient_evals, &stats::reflections}, false));
   Draws d;
   d.dim = 2;
   d.values = {1.5, -2.5, 3.5, -4.5};
   d.stats.resize(2);
   d.stats[1].reflections = 3;
+  d.stats[1].gradient_evals = 2;
   writer.append(d.block(0, 2));
   writer.finish(json::object());
   const StanCsv csv = read_stan_csv(base + "_1.csv");
-  CHECK(csv.columns == std::vector<std::string>{"lp__", "accept_stat__", "stepsize__", "divergent__", "reflections__", "x.1", "x.2"});
+  CHECK(csv.columns == std::vector<std::string>{"lp__", "stepsize__", "treedepth__", "n_leapfrog__", "divergent__", "x.1", "x.2"});
   REQUIRE(csv.draws.rows() == 2);
-  CHECK(csv.draws(0, 0) == 0.0);
-  CHECK(csv.draws(1, 0) == 0.0);
-  CHECK(csv.draws(0, 2) == 0.01);
-  CHECK(csv.draws(1, 4) == 3.0);
+  CHECK(std::isnan(csv.draws(0, 0)));
+  CHECK(std::isnan(csv.draws(1, 0)));
+  CHECK(csv.draws(0, 1) == 0.01);
+  CHECK(csv.draws(1, 3) == 2.0);
   CHECK(csv.draws(1, 6) == -4.5);
-  CHECK(has_comment(csv, "# lp__ is 0: not computed (set \"log_density\": true in the config)"));
+  CHECK(has_comment(csv, "# lp__ is nan on every draw: the log density was not computed (set \"log_density\": true in the config)"));
+  CHECK(has_comment(csv, "# no accept_stat__: sghmc makes no Metropolis test"));
+  CHECK(has_comment(csv, "# not in this file (rstan would take them for parameters), in the run record and NetCDF: kinetic_energy, reflections"));
+  CHECK(has_comment(csv, "# no per-chain times: the record has none (chains[i].timing; a record of an older sgmcmc)"));
   std::ifstream in(base + "_1.csv");
   std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  CHECK(text.find("\n0,1,0.01,0,3,3.5,-4.5\n") != std::string::npos);  // integers stay integers
+  CHECK(text.find("\nnan,0.01,0,2,0,3.5,-4.5\n") != std::string::npos);  // integers stay integers (cmdstanpy's int())
+  // No '=' in the explanations: rstan and cmdstanpy take every "key = value" comment for a setting.
+  for (const std::string& c : csv.comments)
+    if (c.starts_with("# lp__") || c.starts_with("# no ") || c.starts_with("# divergent__") || c.starts_with("# treedepth__")) CHECK(c.find('=') == std::string::npos);
+}
+
+TEST_CASE("Stan CSV's adaptation block: a diagonal preconditioner adapted in the burn-in, each chain's own s squared") {
+  // Catches (issue #34 item 1): adapt engaged = 0 for a preconditioner the burn-in estimated; the scale
+  // missing from the CSV; chains given each other's scale; a block after the first draw (cmdstanpy reads
+  // it between the column names and the draws); a chain without draws left without the block.
+  sgmcmc_test::ScratchFolder dir("sgmcmc_stan_csv");
+  const std::string base = (dir.path / "pre").string();
+  StanCsvWriter writer(base);
+  RunHeader header = make_header(2, {2}, {&stats::step_size}, false);
+  header.config["sampler"]["preconditioner"] = {{"adapt_steps", 10}};
+  writer.begin(header);
+  writer.warm_up_done(0, {{"sampler", {{"scale", {0.5, 2.0}}}}});
+  writer.warm_up_done(1, {{"sampler", {{"scale", {4.0, 0.25}}}}});
+  Draws d;
+  d.dim = 2;
+  d.values = {1, 2};
+  d.stats.resize(1);
+  d.stats[0].step_size = 0.125;
+  writer.append(d.block(0, 1));
+  writer.finish(json::object());
+  const StanCsv first = read_stan_csv(base + "_1.csv"), second = read_stan_csv(base + "_2.csv");
+  CHECK(has_comment(first, "#       engaged = 1"));
+  CHECK(has_comment(first, "#       metric = diag_e"));
+  std::ifstream in(base + "_1.csv");
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  CHECK(text.find("x.2\n# Adaptation terminated\n# Step size = 0.125\n# Diagonal elements of inverse mass matrix:\n# 0.25, 4\n"
+                  "nan,0.125,0,0,1,2\n") != std::string::npos);
+  CHECK(second.draws.rows() == 0);
+  CHECK(has_comment(second, "# Diagonal elements of inverse mass matrix:"));
+  CHECK(has_comment(second, "# 16, 0.0625"));
+  CHECK(has_comment(second, "# Step size = 0.01"));  // no draw: the config's h
 }
 
 TEST_CASE("a failed chain's error is a comment of its file") {
@@ -277,7 +333,7 @@ TEST_CASE("Python's csv module reads a Stan CSV once the '#' lines are skipped")
       "print(len(data), len(head), float(data[1][head.index('x.1')]) == float(sys.argv[2]))\n";
   // The expected value goes over as 17 significant digits (printf's, not the writer's formatter).
   const std::string out = run_command(fmt::format("python3 -c \"{}\" '{}' {:.17g}", script, base + "_1.csv", d.values[3]));
-  CHECK(out == "5 9 True\n");
+  CHECK(out == "5 10 True\n");
 }
 
 TEST_CASE("read_stan_csv names the file and line of a malformed row") {
