@@ -50,7 +50,7 @@ void check_csv_matches(const json& record, std::size_t c, const fs::path& csv) {
   CHECK(s.columns[0] == "lp__");
   CHECK(s.columns[1] == "accept_stat__");
   CHECK(s.columns[2] == "stepsize__");
-  CHECK(s.columns[3] == "divergent__");
+  CHECK(s.columns[3] == "treedepth__");
   const auto first_x = static_cast<Eigen::Index>(s.columns.size()) - 2;
   CHECK(s.columns[static_cast<std::size_t>(first_x)] == "x.1");
   const auto& lp = record["chains"][c]["sample_stats"]["lp"];
