@@ -1,9 +1,10 @@
 // The readers people use on sgmcmc's outputs (issue #34 items 1 and 8), run on one run of each sampler
 // family: rstan's read_stan_csv, get_elapsed_time and check_hmc_diagnostics and posterior's
 // summarise_draws on the Stan CSV (one Rscript for all runs: R with rstan takes ~2 s to start), xarray
-// on the NetCDF (one python3). Every number they read is compared with sgmcmc's own (the record, `sgmcmc
-// summary`). The readers are Debian's r-cran-rstan, r-cran-posterior, python3-xarray (scripts/test.sh's
-// deps line); a missing one fails the test with the package to install. docs/run-format.md, "Readers".
+// on the NetCDF and pandas on the CSV (one python3). Every number they read is compared with sgmcmc's
+// own (the record, `sgmcmc summary`). The readers are Debian's r-cran-rstan, r-cran-posterior and
+// python3-xarray (scripts/test.sh's deps line); a missing one fails the test with the package to
+// install. docs/run-format.md, "Readers".
 #include <doctest/doctest.h>
 
 #include "../support/cli.hpp"
@@ -124,11 +125,11 @@ for (base in commandArgs(trailingOnly = TRUE)) {
   for (k in seq_len(dim(a)[2])) for (p in dimnames(a)[[3]]) say("mean ", run, " ", k, " ", p, " ", num(mean(a[, k, p])))
   t <- get_elapsed_time(fit)
   for (k in seq_len(nrow(t))) say("time ", run, " ", k, " ", num(t[k, "warmup"]), " ", num(t[k, "sample"]))
-  if (run == "hmc") {
-    r <- tryCatch(paste(capture.output(check_hmc_diagnostics(fit), type = "message"), collapse = " | "),
-                  error = function(e) paste("error:", conditionMessage(e)))
-    say("hmc_diagnostics ", run, " ", r)
-  }
+  said <- character(0)
+  tryCatch(withCallingHandlers(invisible(capture.output(check_hmc_diagnostics(fit))),
+                               message = function(m) { said <<- c(said, trimws(conditionMessage(m))); invokeRestart("muffleMessage") }),
+           error = function(e) said <<- c(said, paste("error:", conditionMessage(e))))
+  say("hmc_diagnostics ", run, " ", gsub("\\s+", " ", paste(said, collapse = " | ")))
   d <- do.call(rbind, lapply(seq_along(files), function(k) {
     f <- read.csv(files[k], comment.char = "#", check.names = FALSE); f$.chain <- k; f }))
   s <- summarise_draws(subset_draws(as_draws_df(d), variable = grep("^x\\.", names(d), value = TRUE)), "mean", "sd")
@@ -138,6 +139,7 @@ for (base in commandArgs(trailingOnly = TRUE)) {
 
 const char* python_script = R"(import sys
 import numpy as np
+import pandas as pd
 import xarray as xr
 for base in sys.argv[1:]:
     run = base.rsplit('/', 1)[-1]
@@ -148,6 +150,10 @@ for base in sys.argv[1:]:
         for k, v in enumerate(flat.mean(axis=0)):
             print(f'netcdf {run} {c + 1} {k} {v!r}')
     print(f"sample_stats {run} {','.join(sorted(groups['sample_stats'].data_vars))}")
+    for c in (1, 2):
+        df = pd.read_csv(f'{base}_{c}.csv', comment='#', float_precision='round_trip')
+        for k, col in enumerate(col for col in df.columns if col.startswith('x.')):
+            print(f'pandas {run} {c} {k} {df[col].mean()!r}')
 )";
 
 /// The interpreter that sees Debian's python3-* packages (a python3 earlier on PATH may not).
@@ -262,17 +268,34 @@ TEST_CASE("rstan, posterior and xarray read every sampler family's Stan CSV and 
       CHECK(close(mean, record_mean(record, chain - 1, k), 1e-12));
     }
     CHECK(all(py, "sample_stats " + run).size() == 1);
+    // pandas on each chain's CSV ('#' lines skipped): the record's per-chain means.
+    const std::vector<std::string> frames = all(py, "pandas " + run);
+    CHECK(frames.size() == 2 * dim);
+    for (const std::string& line : frames) {
+      std::istringstream in(line);
+      std::size_t chain = 0, k = 0;
+      double mean = 0;
+      in >> chain >> k >> mean;
+      CHECK(close(mean, record_mean(record, chain - 1, k), 1e-12));
+    }
   }
 
-  // check_hmc_diagnostics runs on the HMC run (treedepth__ and energy__ are there) and counts its divergences.
-  const json hmc = sgmcmc_test::cli::read_json(scratch() / "hmc.json");
-  std::size_t divergent = 0, draws = 0;
-  for (const json& ch : hmc["chains"])
-    for (const json& d : ch["sample_stats"]["divergent"]) divergent += d.get<double>() != 0 ? 1 : 0, ++draws;
-  const std::vector<std::string> diagnostics = all(r, "hmc_diagnostics hmc");
-  REQUIRE(diagnostics.size() == 1);
-  CHECK_MESSAGE(diagnostics[0].starts_with(fmt::format("{} of {} iterations ended with a divergence", divergent, draws)), diagnostics[0]);
-  CHECK(diagnostics[0].find(fmt::format("0 of {} iterations saturated the maximum tree depth of 10", draws)) != std::string::npos);
+    // check_hmc_diagnostics: on HMC it runs through (treedepth__ and energy__ are there) and counts the
+    // record's divergences; on an SG run it counts 0 divergences and stops at the energy check (no
+    // energy__: no Hamiltonian), as docs/run-format.md says.
+    std::size_t divergent = 0, draws = 0;
+    for (const json& ch : record["chains"]) {
+      draws += ch["samples"].size();
+      if (run == "hmc")
+        for (const json& flag : ch["sample_stats"]["divergent"]) divergent += flag.get<double>() != 0 ? 1 : 0;
+    }
+    const std::vector<std::string> diagnostics = all(r, "hmc_diagnostics " + run);
+    REQUIRE(diagnostics.size() == 1);
+    CHECK_MESSAGE(diagnostics[0].starts_with(fmt::format("{} of {} iterations ended with a divergence", divergent, draws)), diagnostics[0]);
+    CHECK(diagnostics[0].find(fmt::format("0 of {} iterations saturated the maximum tree depth of 10", draws)) != std::string::npos);
+    if (run == "hmc") CHECK(diagnostics[0].find("error") == std::string::npos);
+    else CHECK_MESSAGE(diagnostics[0].ends_with("| error: subscript out of bounds"), diagnostics[0]);
+  }
 }
 
 TEST_CASE("the preconditioner adapted in the burn-in is in each chain's Stan CSV: adapt engaged = 1, its s squared") {
