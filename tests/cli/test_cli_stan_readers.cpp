@@ -278,8 +278,6 @@ TEST_CASE("rstan, posterior and xarray read every sampler family's Stan CSV and 
       in >> chain >> k >> mean;
       CHECK(close(mean, record_mean(record, chain - 1, k), 1e-12));
     }
-  }
-
     // check_hmc_diagnostics: on HMC it runs through (treedepth__ and energy__ are there) and counts the
     // record's divergences; on an SG run it counts 0 divergences and stops at the energy check (no
     // energy__: no Hamiltonian), as docs/run-format.md says.
