@@ -109,7 +109,7 @@ TEST_CASE("the same seed gives the same run on 1 and 2 threads") {
   const auto one = scratch() / "one.json", two = scratch() / "two.json";
   REQUIRE(sgmcmc(fmt::format("run -q '{}' --threads 1 -o '{}'", p.string(), one.string())).code == 0);
   REQUIRE(sgmcmc(fmt::format("run -q '{}' --threads 2 -o '{}'", p.string(), two.string())).code == 0);
-  CHECK(read(one)["chains"] == read(two)["chains"]);
+  CHECK(sgmcmc_test::cli::chains_without_timing(read(one)) == sgmcmc_test::cli::chains_without_timing(read(two)));
   CHECK(read(one)["chains"][0]["samples"] != read(one)["chains"][1]["samples"]);
 }
 
@@ -449,7 +449,7 @@ TEST_CASE("the complete recipe and the Riemannian samplers from configs: exact r
     REQUIRE(sgmcmc(fmt::format("run -q '{}' -o '{}'", write_config("rc.json", c).string(), half_out.string())).code == 0);
     REQUIRE(sgmcmc(fmt::format("run -q '{}' -o '{}'", write_config("rw.json", whole).string(), whole_out.string())).code == 0);
     REQUIRE(sgmcmc(fmt::format("resume -q '{}' --steps 400 -o '{}'", half_out.string(), resumed.string())).code == 0);
-    CHECK(read(whole_out)["chains"] == read(resumed)["chains"]);
+    CHECK(sgmcmc_test::cli::chains_without_timing(read(whole_out)) == sgmcmc_test::cli::chains_without_timing(read(resumed)));
     ++k;
   }
   struct Bad {

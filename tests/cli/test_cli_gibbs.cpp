@@ -190,7 +190,7 @@ TEST_CASE("gibbs_every: the precisions move off prior_precision, by the conjugat
   const json zero = run(off, steps, "bnn_off0");
   off["target"].erase("gibbs_every");
   const json none = run(off, steps, "bnn_off");
-  CHECK(zero["chains"] == none["chains"]);
+  CHECK(sgmcmc_test::cli::chains_without_timing(zero) == sgmcmc_test::cli::chains_without_timing(none));
   CHECK(none["config"]["target"]["gibbs_every"] == 0);
   CHECK(precisions(none, 0) == json{{"layer1", 1.0}, {"layer2", 1.0}});
   CHECK(none["chains"][0]["diagnostics"]["gibbs_steps"] == 0);
@@ -209,7 +209,7 @@ TEST_CASE("gibbs_every: each chain owns its precisions; the result does not depe
     const std::string name = bnn ? "bnn_threads" : "bpmf_threads";
     const json one = run(c, 200, name + "1", "--threads 1");
     const json two = run(c, 200, name + "2", "--threads 2");
-    CHECK(one["chains"] == two["chains"]);
+    CHECK(sgmcmc_test::cli::chains_without_timing(one) == sgmcmc_test::cli::chains_without_timing(two));
     CHECK(precisions(one, 0) != precisions(one, 1));
     CHECK(precisions(one, 1) != precisions(one, 2));
 
@@ -227,8 +227,8 @@ TEST_CASE("gibbs_every: each chain owns its precisions; the result does not depe
     const json b = run(c, 200, name + "_initb", "--threads 1");
     CHECK(a["chains"][0]["samples"] != b["chains"][0]["samples"]);
     CHECK(precisions(a, 0) != precisions(b, 0));
-    CHECK(a["chains"][1] == b["chains"][1]);
-    CHECK(a["chains"][2] == b["chains"][2]);
+    CHECK(sgmcmc_test::cli::chains_without_timing(a)[1] == sgmcmc_test::cli::chains_without_timing(b)[1]);
+    CHECK(sgmcmc_test::cli::chains_without_timing(a)[2] == sgmcmc_test::cli::chains_without_timing(b)[2]);
   }
 }
 

@@ -102,4 +102,12 @@ inline std::vector<std::string> rows_of(const fs::path& p) {
   return rows;
 }
 
+/// A record's chains without their wall times (chains[i].timing), which no two runs share: for tests
+/// that compare two runs' chains for equality.
+inline json chains_without_timing(const json& record) {
+  json chains = record.at("chains");
+  for (json& ch : chains) ch.erase("timing");
+  return chains;
+}
+
 }  // namespace sgmcmc_test::cli
