@@ -109,7 +109,7 @@ TEST_CASE("chains over 1, 2 and 4 ranks make the single process's record, draw f
       CHECK(many["status"] == "ok");
       CHECK(many["config"] == one["config"]);
       CHECK(many["config_digest"] == one["config_digest"]);
-      CHECK(many["chains"] == one["chains"]);  // draws, statistics, diagnostics and states
+      CHECK(chains_without_timing(many) == chains_without_timing(one));  // draws, statistics, diagnostics and states
       // Stan CSV, written by rank 0 alone: the same rows (its comments hold timings).
       for (std::size_t chain = 1; chain <= many["chains"].size(); ++chain) {
         const auto rows = [](const fs::path& p) {
