@@ -8,6 +8,7 @@
 #include <doctest/doctest.h>
 
 #include "../support/cli.hpp"
+#include "../support/external.hpp"
 
 #include <cmath>
 #include <cstdio>
@@ -60,16 +61,6 @@ std::vector<Family> families() {
   return out;
 }
 
-/// Runs `command`, returning its exit status; what it printed (stdout and stderr) in `output`.
-int run_command(const std::string& command, std::string& output) {
-  FILE* pipe = ::popen((command + " 2>&1").c_str(), "r");
-  REQUIRE(pipe != nullptr);
-  char buffer[4096];
-  while (std::fgets(buffer, sizeof buffer, pipe)) output += buffer;
-  const int status = ::pclose(pipe);
-  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-}
-
 /// The scripts' lines "KIND RUN REST...", by "KIND RUN" (in order).
 std::multimap<std::string, std::string> lines_of(const std::string& text) {
   std::multimap<std::string, std::string> out;
@@ -107,7 +98,8 @@ double record_mean(const json& record, std::size_t c, std::size_t k) {
 
 bool close(double a, double b, double tolerance) { return std::abs(a - b) <= tolerance * std::max(1.0, std::abs(b)); }
 
-const char* r_script = R"(suppressPackageStartupMessages({library(rstan); library(posterior)})
+const char* r_script = R"(for (p in c("rstan", "posterior")) if (!requireNamespace(p, quietly = TRUE)) quit(status = 3)
+suppressPackageStartupMessages({library(rstan); library(posterior)})
 say <- function(...) cat(..., "\n", sep = "")
 num <- function(v) sprintf("%.17g", v)
 for (base in commandArgs(trailingOnly = TRUE)) {
@@ -138,9 +130,12 @@ for (base in commandArgs(trailingOnly = TRUE)) {
 )";
 
 const char* python_script = R"(import sys
-import numpy as np
-import pandas as pd
-import xarray as xr
+try:
+    import numpy as np
+    import pandas as pd
+    import xarray as xr
+except ImportError:
+    sys.exit(3)
 for base in sys.argv[1:]:
     run = base.rsplit('/', 1)[-1]
     groups = {g: xr.open_dataset(base + '.nc', group=g) for g in ('posterior', 'sample_stats')}
@@ -155,9 +150,6 @@ for base in sys.argv[1:]:
         for k, col in enumerate(col for col in df.columns if col.startswith('x.')):
             print(f'pandas {run} {c} {k} {df[col].mean()!r}')
 )";
-
-/// The interpreter that sees Debian's python3-* packages (a python3 earlier on PATH may not).
-std::string python() { return fs::exists("/usr/bin/python3") ? "/usr/bin/python3" : "python3"; }
 
 }  // namespace
 
@@ -178,18 +170,10 @@ TEST_CASE("rstan, posterior and xarray read every sampler family's Stan CSV and 
     std::ofstream(scratch() / (f.name + ".summary.json")) << s.out;
     runs += fmt::format(" '{}'", (scratch() / f.name).string());
   }
-  std::ofstream(scratch() / "readers.R") << r_script;
-  std::ofstream(scratch() / "readers.py") << python_script;
-  std::string r_out, py_out;
-  const int r_status = run_command(fmt::format("Rscript '{}'{}", (scratch() / "readers.R").string(), runs), r_out);
-  if (r_status == 127 || r_out.find("there is no package called") != std::string::npos)
-    FAIL("this test reads the CSV with R's rstan and posterior: run scripts/deps.sh r-base-core r-cran-rstan r-cran-posterior\n", r_out);
-  REQUIRE_MESSAGE(r_status == 0, r_out);
-  const int py_status = run_command(fmt::format("{} '{}'{}", python(), (scratch() / "readers.py").string(), runs), py_out);
-  if (py_out.find("No module named") != std::string::npos)
-    FAIL("this test reads the NetCDF with Python's xarray: run scripts/deps.sh python3-xarray python3-netcdf4\n", py_out);
-  REQUIRE_MESSAGE(py_status == 0, py_out);
-  const auto r = lines_of(r_out), py = lines_of(py_out);
+  const auto r = lines_of(sgmcmc_test::run_script(scratch(), "readers.R", sgmcmc_test::rscript(), r_script, runs,
+                                                  "r-base-core r-cran-rstan r-cran-posterior"));
+  const auto py = lines_of(sgmcmc_test::run_script(scratch(), "readers.py", sgmcmc_test::python(), python_script, runs,
+                                                   "python3-xarray python3-netcdf4"));
 
   for (const Family& f : families()) {
     const std::string& run = f.name;
