@@ -283,15 +283,17 @@ TEST_CASE("rstan, posterior and xarray read every sampler family's Stan CSV and 
 TEST_CASE("the preconditioner adapted in the burn-in is in each chain's Stan CSV: adapt engaged = 1, its s squared") {
   // Catches (issue #34 item 1): adapt engaged = 0 for a diagonal preconditioner the burn-in estimated,
   // its scale in no output but the record, the initial scale (ones) written instead of the adapted one,
-  // the scale lost by `convert`.
+  // the scale lost by `convert` or by a `resume` past the burn-in.
   json config = families().back().config;
   const fs::path path = sgmcmc_test::cli::write_json(scratch(), "adapt.config.json", config);
   const fs::path out = scratch() / "adapt.json";
   REQUIRE(sgmcmc_test::cli::run_cli(scratch(), fmt::format("run -q '{}' -o '{}' --format json,csv", path.string(), out.string())).code == 0);
   REQUIRE(sgmcmc_test::cli::run_cli(scratch(), fmt::format("convert '{}' -o '{}' --format csv", out.string(),
                                                            (scratch() / "adapt_converted.json").string())).code == 0);
+  REQUIRE(sgmcmc_test::cli::run_cli(scratch(), fmt::format("resume -q '{}' --steps 50 -o '{}' --format json,csv", out.string(),
+                                                           (scratch() / "adapt_resumed.json").string())).code == 0);
   const json record = sgmcmc_test::cli::read_json(out);
-  for (const char* base : {"adapt", "adapt_converted"})
+  for (const char* base : {"adapt", "adapt_converted", "adapt_resumed"})
     for (std::size_t c = 0; c < 2; ++c) {
       CAPTURE(base);
       CAPTURE(c);
