@@ -1,7 +1,7 @@
 #pragma once
 // Stan CSV: one CmdStan-style CSV file per chain, so a run's draws open in the tools people already use
-// for Stan's output — rstan's read_stan_csv, cmdstanpy's from_csv, cmdstanr, ArviZ's from_cmdstan,
-// CmdStan's stansummary, or any CSV reader that skips '#' lines (pandas read_csv(comment='#')).
+// for Stan's output — rstan's read_stan_csv, posterior, any CSV reader that skips '#' lines (pandas
+// read_csv(comment='#')), all tested, and cmdstanpy's from_csv (checked against its source).
 // docs/run-format.md, "Stan CSV" (what each statistic maps to, and the "Readers" table of what is tested).
 //
 // The comment header follows CmdStan's layout where the readers look for it: `model`, `method = sample`,
@@ -409,7 +409,7 @@ inline std::vector<std::string> stan_csv_files(const std::string& base) {
 }
 
 inline FormatEntry stan_csv_format() {
-  return {{"csv"}, "Stan CSV, one CmdStan-style file per chain (stansummary, ArviZ, cmdstanr, pandas)", "BASE_1.csv, BASE_2.csv, ... (one per chain)",
+  return {{"csv"}, "Stan CSV, one CmdStan-style file per chain (rstan, posterior, cmdstanpy, pandas)", "BASE_1.csv, BASE_2.csv, ... (one per chain)",
           [](const OutputPath& out) { return std::make_unique<StanCsvWriter>(out.base); },
           [](const OutputPath& out) { return stan_csv_files(out.base); }, ".csv"};
 }
