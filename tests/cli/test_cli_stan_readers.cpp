@@ -10,6 +10,7 @@
 #include "../support/cli.hpp"
 #include "../support/external.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <map>
@@ -96,7 +97,7 @@ double record_mean(const json& record, std::size_t c, std::size_t k) {
   return sum / static_cast<double>(samples.size());
 }
 
-bool close(double a, double b, double tolerance) { return std::abs(a - b) <= tolerance * std::max(1.0, std::abs(b)); }
+bool agrees(double a, double b, double tolerance) { return std::abs(a - b) <= tolerance * std::max(1.0, std::abs(b)); }
 
 const char* r_script = R"(for (p in c("rstan", "posterior")) if (!requireNamespace(p, quietly = TRUE)) quit(status = 3)
 suppressPackageStartupMessages({library(rstan); library(posterior)})
@@ -212,7 +213,7 @@ TEST_CASE("rstan, posterior and xarray read every sampler family's Stan CSV and 
         continue;
       }
       const auto k = static_cast<std::size_t>(coordinate_of(name, rows));
-      CHECK_MESSAGE(close(std::stod(value), record_mean(record, chain - 1, k), 1e-12), name, " chain ", chain);
+      CHECK_MESSAGE(agrees(std::stod(value), record_mean(record, chain - 1, k), 1e-12), name, " chain ", chain);
       ++compared;
     }
     CHECK(compared == static_cast<int>(2 * dim));
@@ -238,8 +239,8 @@ TEST_CASE("rstan, posterior and xarray read every sampler family's Stan CSV and 
       double mean = 0, sd = 0;
       in >> name >> mean >> sd;
       const json& row = summary["summary"][static_cast<std::size_t>(coordinate_of(name, rows))];
-      CHECK_MESSAGE(close(mean, row["mean"].get<double>(), 1e-12), name);
-      CHECK_MESSAGE(close(sd, row["sd"].get<double>(), 1e-12), name);
+      CHECK_MESSAGE(agrees(mean, row["mean"].get<double>(), 1e-12), name);
+      CHECK_MESSAGE(agrees(sd, row["sd"].get<double>(), 1e-12), name);
     }
     // xarray: the NetCDF's posterior per chain equals the record's.
     const std::vector<std::string> nc = all(py, "netcdf " + run);
@@ -249,7 +250,7 @@ TEST_CASE("rstan, posterior and xarray read every sampler family's Stan CSV and 
       std::size_t chain = 0, k = 0;
       double mean = 0;
       in >> chain >> k >> mean;
-      CHECK(close(mean, record_mean(record, chain - 1, k), 1e-12));
+      CHECK(agrees(mean, record_mean(record, chain - 1, k), 1e-12));
     }
     CHECK(all(py, "sample_stats " + run).size() == 1);
     // pandas on each chain's CSV ('#' lines skipped): the record's per-chain means.
@@ -260,7 +261,7 @@ TEST_CASE("rstan, posterior and xarray read every sampler family's Stan CSV and 
       std::size_t chain = 0, k = 0;
       double mean = 0;
       in >> chain >> k >> mean;
-      CHECK(close(mean, record_mean(record, chain - 1, k), 1e-12));
+      CHECK(agrees(mean, record_mean(record, chain - 1, k), 1e-12));
     }
     // check_hmc_diagnostics: on HMC it runs through (treedepth__ and energy__ are there) and counts the
     // record's divergences; on an SG run it counts 0 divergences and stops at the energy check (no
