@@ -195,6 +195,7 @@ inline json thin(const std::string& path, std::size_t m, const Registry& registr
   header.expected_warmup = 0;
   thinned.update({{"indices", json::array()}, {"ksd_before", json::array()}, {"ksd_after", json::array()}});
   for (output::Writer* w : writers) w->begin(header);
+  detail::warm_ups_from_record(writers, record, c);  // a Stan CSV's adaptation block: each chain's adapted scale
   {
     output::BlockBuffer buffer(writers, header, log_likelihood_of(chain->target(), d));
     for (std::size_t ch = 0; ch < record["chains"].size(); ++ch) {
