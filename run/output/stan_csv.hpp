@@ -5,10 +5,10 @@
 // docs/run-format.md, "Stan CSV" (what each statistic maps to, and the "Readers" table of what is tested).
 //
 // The comment header follows CmdStan's layout where the readers look for it: `model`, `method = sample`,
-// `num_samples`, `num_warmup`, `save_warmup = 0`, `thin`, `adapt engaged`, `algorithm`, `engine`,
+// `num_samples`, `num_warmup`, `save_warmup`, `thin`, `adapt engaged`, `algorithm`, `engine`,
 // `max_depth`, `metric`, `id` and `seed` (cmdstanr fails without `method`, `id` and `save_warmup`; rstan
 // without `engine` on an "hmc" run; cmdstanpy without `metric` and `max_depth`). After the column names
-// comes CmdStan's adaptation block (cmdstanpy requires it before the draws): `# Adaptation terminated`,
+// (and the warm-up draws, with save_warmup) comes CmdStan's adaptation block (cmdstanpy requires it there): `# Adaptation terminated`,
 // the step size and, with a diagonal preconditioner, its s² as the inverse mass matrix's diagonal — the
 // chain's own when its warm-up adapted it (Writer::warm_up_done). The columns are the ones rstan takes
 // for sampler statistics (lp__, accept_stat__, stepsize__, treedepth__, n_leapfrog__, divergent__,
@@ -143,9 +143,12 @@ class StanCsvWriter final : public Writer {
     require(block.log_lik.size() == block.rows() * static_cast<std::size_t>(log_lik_),
             "{}: {} draws with {} log-likelihood values, the header says {} per draw", base_, block.rows(), block.log_lik.size(), log_lik_);
     std::string text;
-    if (!block_written_[block.chain] && block.rows() > 0)
-      adaptation_block(text, block.chain, declares_step_size_ ? block.stats[0].step_size : configured_step_size_);
-    for (std::size_t i = 0; i < block.rows(); ++i) put_row(text, block, i);
+    for (std::size_t i = 0; i < block.rows(); ++i) {
+      // CmdStan's order: the warm-up draws (save_warmup), the adaptation block, the draws after it.
+      if (i >= block.warmup_rows && !block_written_[block.chain])
+        adaptation_block(text, block.chain, declares_step_size_ ? block.stats[i].step_size : configured_step_size_);
+      put_row(text, block, i);
+    }
     files_[block.chain].write(text);
   }
 
