@@ -286,6 +286,29 @@ TEST_CASE("Stan CSV's adaptation block: a diagonal preconditioner adapted in the
   CHECK(has_comment(second, "# Step size = 0.01"));  // no draw: the config's h
 }
 
+TEST_CASE("Stan CSV with save_warmup: the warm-up draws, then the adaptation block, then the draws after it") {
+  // Catches: the adaptation block before the warm-up draws (cmdstanpy reads the warm-up rows up to the
+  // first '#' line and then requires "# Adaptation terminated"; CmdStan writes them in this order).
+  sgmcmc_test::ScratchFolder dir("sgmcmc_stan_csv");
+  const std::string base = (dir.path / "warm").string();
+  StanCsvWriter writer(base);
+  writer.begin(make_header(1, {1}, {&stats::step_size}, false));
+  Draws d;
+  d.dim = 1;
+  d.values = {7, 8, 9};
+  d.stats.resize(3);
+  for (std::size_t k = 0; k < 3; ++k) d.stats[k].step_size = 0.5 / static_cast<double>(k + 1);
+  DrawBlock warm = d.block(0, 2);
+  warm.warmup_rows = 1;  // row 0 a warm-up draw, row 1 the first draw after the burn-in
+  writer.append(warm);
+  writer.append(d.block(2, 1));
+  writer.finish(json::object());
+  std::ifstream in(base + "_1.csv");
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  CHECK(text.find("x.1\nnan,0.5,0,0,7\n# Adaptation terminated\n# Step size = 0.25\nnan,0.25,0,0,8\nnan,0.16666666666666666,0,0,9\n") !=
+        std::string::npos);
+}
+
 TEST_CASE("a failed chain's error is a comment of its file") {
   // Catches: an errored chain's file that looks like a complete run, or an error text spanning lines
   // that a reader would take for a draw.
