@@ -9,6 +9,7 @@
 #include <sgmcmc/data/fingerprint.hpp>
 #include <sgmcmc/modules/simd/reproducibility.hpp>
 #include <sgmcmc/run/data_files.hpp>
+#include <sgmcmc/run/samplers/preconditioned.hpp>
 #include <sgmcmc/version.hpp>
 
 namespace sgmcmc::run {
@@ -72,6 +73,7 @@ output::RunHeader header_of(const RunConfig& c, const AnyChain& chain, std::uint
   h.log_likelihood = c.log_likelihood ? c.target.target.examples() : 0;
   h.expected_draws = c.retention.kept_by(total_steps);
   h.library_version = sgmcmc::version;
+  h.metric = metric_facts(c.sampler.resolved, c.burn_in);
   return h;
 }
 
@@ -81,7 +83,8 @@ void warm_ups_from_record(std::span<output::Writer* const> writers, const json& 
     const json& state = record["chains"][i]["state"];
     const json* steps = state.is_object() && state.contains("steps_done") ? &state["steps_done"] : nullptr;
     if (steps == nullptr || !steps->is_number_unsigned() || steps->get<std::uint64_t>() < c.burn_in) continue;
-    for (output::Writer* w : writers) w->warm_up_done(i, state);
+    const output::WarmUp warm_up = warm_up_of(state);
+    for (output::Writer* w : writers) w->warm_up_done(i, warm_up);
   }
 }
 

@@ -12,6 +12,7 @@
 #include <sgmcmc/run/log_likelihood.hpp>
 #include <sgmcmc/run/progress.hpp>
 #include <sgmcmc/run/record_schema.hpp>
+#include <sgmcmc/run/samplers/preconditioned.hpp>
 
 namespace sgmcmc::run::detail {
 
@@ -159,7 +160,7 @@ std::vector<ChainStatus> advance_streaming(std::vector<std::unique_ptr<AnyChain>
       const std::vector<json> states = summaries_of(chains, c, rounds, timing);
       for (std::size_t i = 0; i < states.size(); ++i)
         if (round[i] > 0 && at[i] == c.burn_in)
-          for (output::Writer* w : writers) w->warm_up_done(i, states[i].at("state"));
+          for (output::Writer* w : writers) w->warm_up_done(i, warm_up_of(states[i].at("state")));
     }
     bool at_checkpoint = false, running = false;
     for (std::size_t i = 0; i < n; ++i) {

@@ -162,6 +162,8 @@ class NetcdfWriter final : public Writer {
     has_lp_ = header.has_lp;
     log_lik_size_ = header.log_likelihood;
     save_warmup_ = header.save_warmup;
+    metric_ = header.metric;
+    inverse_metric_.assign(chains_, {});
     draws_ = Phase::of("", header.expected_draws, chains_);
     warmup_ = Phase::of("warmup_", header.expected_warmup, chains_);
     // netCDF creates the file by name: it replaces the empty temporary AtomicFile made beside the
@@ -171,6 +173,11 @@ class NetcdfWriter final : public Writer {
       nc_.emplace(file_.temporary_path(), netCDF::NcFile::replace, netCDF::NcFile::nc4);
       define(header);
     }, netcdf_detail::write_failed);
+  }
+
+  /// A chain's inverse metric adapted in its warm-up (a diagonal preconditioner's s²), written at the end.
+  void warm_up_done(std::size_t chain, const WarmUp& warm_up) override {
+    if (chain < inverse_metric_.size() && metric_.diagonal) inverse_metric_[chain] = warm_up.inverse_metric;
   }
 
   void append(const DrawBlock& all) override {
@@ -191,6 +198,7 @@ class NetcdfWriter final : public Writer {
       put_chains(record);
       put_chain_diagnostics(record);
       put_thinned(record);
+      put_metric();
       put_run(record);
       nc_->close();
     }, netcdf_detail::write_failed);
@@ -470,6 +478,30 @@ class NetcdfWriter final : public Writer {
     put_facts();
   }
 
+  /// The metric and what the warm-up adapted, where ArviZ shows them: sample_stats' attributes `metric`
+  /// (Stan's unit_e or diag_e) and `adaptation_engaged`, and with a diagonal metric the root variable
+  /// `inverse_metric(chain, inverse_metric_dim_0)` (each chain's s², NaN for a chain without one; the
+  /// given scale's when none was adapted), also as sample_stats' attribute `inverse_metric` (JSON text,
+  /// a list per chain).
+  void put_metric() {
+    netCDF::NcGroup stats = nc_->getGroup("sample_stats");
+    stats.putAtt("metric", metric_.diagonal ? "diag_e" : "unit_e");
+    stats.putAtt("adaptation_engaged", netCDF::ncInt, metric_.adapted_in_warm_up() ? 1 : 0);
+    if (!metric_.diagonal) return;
+    const auto d = static_cast<std::size_t>(dim_);
+    std::vector<double> values(chains_ * d, std::numeric_limits<double>::quiet_NaN());
+    json lists = json::array();
+    for (std::size_t c = 0; c < chains_; ++c) {
+      const std::vector<double>& m = !inverse_metric_[c].empty() ? inverse_metric_[c] : metric_.given_inverse;
+      if (m.size() == d) std::copy(m.begin(), m.end(), values.begin() + static_cast<std::ptrdiff_t>(c * d));
+      lists.push_back(m.size() == d ? json(m) : json(nullptr));
+    }
+    netCDF::NcGroup root = *nc_;
+    const netCDF::NcDim dim = netcdf_detail::add_indexed_dim(root, "inverse_metric_dim_0", d);
+    root.addVar("inverse_metric", netCDF::ncDouble, {root.getDim("chain"), dim}).putVar(values.data());
+    stats.putAtt("inverse_metric", lists.dump());
+  }
+
   static void put_strings(netCDF::NcGroup& group, const std::string& name, const std::vector<std::string>& values) {
     std::vector<const char*> text;
     for (const auto& v : values) text.push_back(v.c_str());
@@ -585,6 +617,8 @@ class NetcdfWriter final : public Writer {
   Phase draws_;   ///< posterior, sample_stats, log_likelihood: the draws after the burn-in
   Phase warmup_;  ///< warmup_posterior, …: the warm-up draws (save_warmup; else none defined)
   bool save_warmup_ = false;
+  MetricFacts metric_;
+  std::vector<std::vector<double>> inverse_metric_;  ///< per chain: s² its warm-up adapted (empty: none)
   // Scratch for one block's values in netCDF's order (never the run's).
   std::vector<double> reals_;
   std::vector<signed char> flags_;

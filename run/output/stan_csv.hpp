@@ -111,7 +111,7 @@ class StanCsvWriter final : public Writer {
     }
     if (const json* h = stan_csv_detail::find(header.config, "/sampler/step_size"); h != nullptr && h->is_number())
       configured_step_size_ = h->get<double>();
-    read_preconditioner(header);
+    metric_ = header.metric;
     diagonal_.assign(header.chains, {});
     block_written_.assign(header.chains, false);
 
@@ -123,12 +123,9 @@ class StanCsvWriter final : public Writer {
   }
 
   /// The adapted diagonal preconditioner's scale s of the chain, whose s² the adaptation block gives.
-  void warm_up_done(std::size_t chain, const json& state) override {
-    if (chain >= diagonal_.size() || !diagonal_metric_) return;
-    const json* scale = stan_csv_detail::find(state, "/sampler/scale");
-    if (scale == nullptr || !scale->is_array() || static_cast<Eigen::Index>(scale->size()) != dim_) return;
-    diagonal_[chain].clear();
-    for (const json& s : *scale) diagonal_[chain].push_back(s.is_number() ? s.get<double>() * s.get<double>() : std::nan(""));
+  void warm_up_done(std::size_t chain, const WarmUp& warm_up) override {
+    if (chain >= diagonal_.size() || !metric_.diagonal) return;
+    if (static_cast<Eigen::Index>(warm_up.inverse_metric.size()) == dim_) diagonal_[chain] = warm_up.inverse_metric;
   }
 
   void append(const DrawBlock& block) override {
@@ -184,18 +181,7 @@ class StanCsvWriter final : public Writer {
   }
 
  private:
-  /// The config's diagonal preconditioner (run/samplers/preconditioned.hpp, recorded as {"adapt_steps": K}
-  /// or {"scale": [...]}): the metric is diag_e then, and an adaptation within the burn-in is CmdStan's.
-  void read_preconditioner(const RunHeader& header) {
-    const json* p = stan_csv_detail::find(header.config, "/sampler/preconditioner");
-    if (p == nullptr || !p->is_object()) return;
-    diagonal_metric_ = true;
-    adapt_steps_ = stan_csv_detail::count_at(*p, "/adapt_steps");
-    if (const json* s = stan_csv_detail::find(*p, "/scale"); s != nullptr && s->is_array())
-      for (const json& v : *s) given_diagonal_.push_back(v.is_number() ? v.get<double>() * v.get<double>() : std::nan(""));
-    burn_in_ = stan_csv_detail::count_at(header.config, "/burn_in");
-  }
-  bool adapted_in_warm_up() const { return adapt_steps_ > 0 && adapt_steps_ <= burn_in_; }
+  bool adapted_in_warm_up() const { return metric_.adapted_in_warm_up(); }
 
   std::string header_text(const RunHeader& header, std::size_t chain) const {
     using stan_csv_detail::text_at;
@@ -226,7 +212,7 @@ class StanCsvWriter final : public Writer {
     // rstan names an "hmc" run by its engine; cmdstanpy reads metric and max_depth (docs/run-format.md).
     line("#       engine = static");
     line("#         max_depth = 10");
-    line(fmt::format("#       metric = {}", diagonal_metric_ ? "diag_e" : "unit_e"));
+    line(fmt::format("#       metric = {}", metric_.diagonal ? "diag_e" : "unit_e"));
     if (!std::isnan(configured_step_size_)) {
       std::string h;
       stan_csv_detail::put_number(h, configured_step_size_);
@@ -260,13 +246,13 @@ class StanCsvWriter final : public Writer {
     if (!adapted_in_warm_up())
       line("# nothing was adapted in the warm-up: the adaptation block after the column names gives the step size and "
            "metric used throughout (CmdStan writes it then too, and cmdstanpy requires it)");
-    if (diagonal_metric_)
+    if (metric_.diagonal)
       line("# metric diag_e: the diagonal preconditioner's s squared (HMC on the s-scaled coordinates has inverse mass "
            "matrix diag(s squared))");
-    if (adapt_steps_ > burn_in_)
+    if (metric_.adapt_steps > metric_.burn_in)
       line(fmt::format("# the preconditioner adapted until step {}, after the burn-in of {} steps: the diagonal below is its "
                        "scale at the burn-in's end; chains[i].state.sampler.scale in the run record holds the final one",
-                       adapt_steps_, burn_in_));
+                       metric_.adapt_steps, metric_.burn_in));
 
     out += "lp__";
     if (has_acceptance_) out += ",accept_stat__";
@@ -291,9 +277,9 @@ class StanCsvWriter final : public Writer {
     out += "# Adaptation terminated\n# Step size = ";
     stan_csv_detail::put_number(out, h);
     out += '\n';
-    if (!diagonal_metric_) return;
+    if (!metric_.diagonal) return;
     out += "# Diagonal elements of inverse mass matrix:\n# ";
-    const std::vector<double>& given = !diagonal_[chain].empty() ? diagonal_[chain] : given_diagonal_;
+    const std::vector<double>& given = !diagonal_[chain].empty() ? diagonal_[chain] : metric_.given_inverse;
     for (Eigen::Index k = 0; k < dim_; ++k) {
       if (k > 0) out += ", ";
       stan_csv_detail::put_number(out, static_cast<std::size_t>(k) < given.size() ? given[static_cast<std::size_t>(k)] : 1.0);
@@ -384,9 +370,7 @@ class StanCsvWriter final : public Writer {
   bool has_acceptance_ = false, declares_step_size_ = false, has_gradient_evals_ = false, has_divergent_ = false,
        has_energy_ = false;
   double configured_step_size_ = std::numeric_limits<double>::quiet_NaN();  ///< NaN: a schedule, or none
-  bool diagonal_metric_ = false;                 ///< a diagonal preconditioner: metric diag_e
-  std::uint64_t adapt_steps_ = 0, burn_in_ = 0;  ///< its adaptation's steps K (0: given or none); the burn-in
-  std::vector<double> given_diagonal_;           ///< s² of a given scale (empty: adapted, or ones)
+  MetricFacts metric_;                           ///< the sampler's metric (header.metric)
   std::vector<std::vector<double>> diagonal_;    ///< per chain: s² of the scale adapted in its warm-up
   std::vector<bool> block_written_;              ///< per chain: its adaptation block is in the file
   bool finished_ = false;

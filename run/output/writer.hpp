@@ -31,6 +31,24 @@ namespace sgmcmc::run::output {
 
 using json = nlohmann::json;
 
+/// The metric the run's sampler moves in, as Stan's readers name it: the identity (`unit_e`), or a
+/// diagonal preconditioner's (`diag_e`) — given (`given_inverse`, its s²) or adapted over the first
+/// `adapt_steps` steps (each chain's own s² comes with Writer::warm_up_done). Filled by the run layer
+/// from the sampler's choice (run/samplers/preconditioned.hpp), so formats read no sampler's JSON.
+struct MetricFacts {
+  bool diagonal = false;
+  std::uint64_t adapt_steps = 0;       ///< K > 0: estimated over steps < K; 0: given, or none
+  std::vector<double> given_inverse;   ///< s² of a given scale (empty: adapted, or none)
+  std::uint64_t burn_in = 0;
+  bool adapted_in_warm_up() const { return adapt_steps > 0 && adapt_steps <= burn_in; }
+};
+
+/// A chain's state at the end of its burn-in, as far as a format writes it: the inverse metric its
+/// warm-up adapted (s², one per coordinate; empty when none was adapted).
+struct WarmUp {
+  std::vector<double> inverse_metric;
+};
+
 /// What every format needs before the first draw.
 struct RunHeader {
   json config;                        ///< the config with every default filled in (docs/config.md)
@@ -49,6 +67,7 @@ struct RunHeader {
   /// marks it (the record's `thinned` adds each chain's indices and KSDs at `finish`).
   json thinning;
   std::string library_version;
+  MetricFacts metric;                 ///< the sampler's metric (Stan CSV's metric line and adaptation block)
 
   Eigen::Index dim() const { return parameters.dim(); }
 };
@@ -104,11 +123,11 @@ class Writer {
   /// "interrupted", which `resume` continues. A format that can be resumed from writes it in place of
   /// the previous one and goes on taking draws; the others (Stan CSV, NetCDF: outputs, not states) ignore it.
   virtual void checkpoint(const json& /*record*/) {}
-  /// Chain `chain` has ended its burn-in (CmdStan's warm-up): `state` is its state then, as the record
-  /// keeps it (chains[i].state: a preconditioner's adapted scale). Called before any of the chain's kept
-  /// draws are appended (by run, resume and convert), and not at all without a burn-in. A format that
-  /// writes what a warm-up adapted (Stan CSV's adaptation block) takes it; the others ignore it.
-  virtual void warm_up_done(std::size_t /*chain*/, const json& /*state*/) {}
+  /// Chain `chain` has ended its burn-in (CmdStan's warm-up): what it adapted there. Called before any of
+  /// the chain's kept draws are appended (by run, resume, convert and thin), and not at all without a
+  /// burn-in. A format that writes what a warm-up adapted (Stan CSV's adaptation block) takes it; the
+  /// others ignore it.
+  virtual void warm_up_done(std::size_t /*chain*/, const WarmUp& /*warm_up*/) {}
   /// The files this writer makes (for messages).
   virtual std::vector<std::string> files() const = 0;
 };

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <string>
 
+#include <sgmcmc/run/output/writer.hpp>
 #include <sgmcmc/run/samplers/common.hpp>
 #include <sgmcmc/samplers/preconditioned.hpp>
 
@@ -73,6 +74,33 @@ inline PreconditionChoice read_precondition(Fields& f, json& out, const Manifold
   }
   pf.finish();
   return p;
+}
+
+/// What the recorded sampler's `preconditioner` (as read_precondition records it) means for the outputs:
+/// Stan's metric line and adaptation block (output::MetricFacts). Here, beside the field's reader, so no
+/// format reads the sampler's JSON.
+inline output::MetricFacts metric_facts(const json& resolved_sampler, std::uint64_t burn_in) {
+  output::MetricFacts m;
+  m.burn_in = burn_in;
+  if (!resolved_sampler.is_object() || !resolved_sampler.contains("preconditioner")) return m;
+  const json& p = resolved_sampler["preconditioner"];
+  if (!p.is_object()) return m;
+  m.diagonal = true;
+  if (p.contains("adapt_steps") && p["adapt_steps"].is_number_unsigned()) m.adapt_steps = p["adapt_steps"].get<std::uint64_t>();
+  if (p.contains("scale") && p["scale"].is_array())
+    for (const json& s : p["scale"]) m.given_inverse.push_back(s.is_number() ? s.get<double>() * s.get<double>() : std::nan(""));
+  return m;
+}
+
+/// A chain's warm-up as the outputs see it, from its recorded state (chains[i].state, StateJson above):
+/// a preconditioned sampler's scale s gives the inverse metric s²; any other state gives none.
+inline output::WarmUp warm_up_of(const json& chain_state) {
+  output::WarmUp w;
+  if (!chain_state.is_object() || !chain_state.contains("sampler")) return w;
+  const json& s = chain_state["sampler"];
+  if (!s.is_object() || !s.contains("scale") || !s["scale"].is_array() || !s.contains("square_sum")) return w;
+  for (const json& v : s["scale"]) w.inverse_metric.push_back(v.is_number() ? v.get<double>() * v.get<double>() : std::nan(""));
+  return w;
 }
 
 /// The chain of `sampler`, preconditioned as `p` says.

@@ -113,4 +113,39 @@ TEST_CASE("an acceptance rate only where there is a Metropolis test") {
   CHECK(accept < 1.0);
 }
 
+TEST_CASE("NetCDF says what the warm-up adapted: metric, adaptation_engaged and each chain's inverse metric") {
+  // Catches the issue's "the scale is in neither CSV nor NetCDF": a diagonal preconditioner estimated in
+  // the burn-in, each chain's s² as its inverse metric (not another chain's, not ones).
+  const fs::path& dir = folder();
+  json c = sgld_gaussian_1d(2000, 9);
+  c["target"] = {{"name", "gaussian"}, {"mean", {0, 0}}, {"cov", {4.0, 0.25}}};
+  c["sampler"]["step_size"] = 0.02;
+  c["sampler"]["preconditioner"] = "diagonal";
+  c["burn_in"] = 400;
+  write_json(dir, "pre.json", c);
+  REQUIRE(run_cli_in(dir, "run pre.json -o pre.out.json -q --format json,netcdf").code == 0);
+  write_json(dir, "plain.json", sgld_gaussian_1d(300, 9));
+  REQUIRE(run_cli_in(dir, "run plain.json -o plain.out.json -q --format json,netcdf").code == 0);
+  const std::string script = R"(
+import json, sys
+try:
+    import numpy as np, xarray
+except ImportError:
+    sys.exit(3)
+record = json.load(open("pre.out.json"))
+stats = xarray.open_dataset("pre.out.nc", group="sample_stats").attrs
+root = xarray.open_dataset("pre.out.nc")
+assert stats["metric"] == "diag_e" and int(stats["adaptation_engaged"]) == 1, stats
+for c in range(2):
+    s = np.array(record["chains"][c]["state"]["sampler"]["scale"])
+    assert np.array_equal(root["inverse_metric"].values[c], s * s)
+    assert json.loads(stats["inverse_metric"])[c] == list(s * s)
+assert not np.array_equal(root["inverse_metric"].values[0], root["inverse_metric"].values[1])
+plain = xarray.open_dataset("plain.out.nc", group="sample_stats").attrs
+assert plain["metric"] == "unit_e" and int(plain["adaptation_engaged"]) == 0 and "inverse_metric" not in plain
+print("NetCDF: diag_e, engaged, each chain's s squared; unit_e without a preconditioner")
+)";
+  MESSAGE(sgmcmc_test::run_script(dir, "metric.py", sgmcmc_test::python(), script, "", "python3-xarray python3-netcdf4"));
+}
+
 }  // namespace test_cli_thinned_marks

@@ -263,9 +263,10 @@ TEST_CASE("Stan CSV's adaptation block: a diagonal preconditioner adapted in the
   StanCsvWriter writer(base);
   RunHeader header = make_header(2, {2}, {&stats::step_size}, false);
   header.config["sampler"]["preconditioner"] = {{"adapt_steps", 10}};
+  header.metric = {.diagonal = true, .adapt_steps = 10, .given_inverse = {}, .burn_in = header.config["burn_in"].get<std::uint64_t>()};
   writer.begin(header);
-  writer.warm_up_done(0, {{"sampler", {{"scale", {0.5, 2.0}}}}});
-  writer.warm_up_done(1, {{"sampler", {{"scale", {4.0, 0.25}}}}});
+  writer.warm_up_done(0, WarmUp{{0.25, 4.0}});     // s = (0.5, 2)
+  writer.warm_up_done(1, WarmUp{{16.0, 0.0625}});  // s = (4, 0.25)
   Draws d;
   d.dim = 2;
   d.values = {1, 2};
