@@ -553,6 +553,9 @@ class NetcdfWriter final : public Writer {
       if (chains && c < chains->size() && (*chains)[c].is_object() && (*chains)[c].contains("diagnostics") &&
           (*chains)[c]["diagnostics"].is_object())
         collect((*chains)[c]["diagnostics"], "diagnostic_", c);
+      // The chain's own wall times (chains[i].timing: warmup_seconds, sampling_seconds).
+      if (chains && c < chains->size() && (*chains)[c].is_object() && (*chains)[c].contains("timing") && (*chains)[c]["timing"].is_object())
+        collect((*chains)[c]["timing"], "chain_", c);
       if (stein && c < stein->size() && (*stein)[c].is_object()) collect((*stein)[c], "stein_", c);
     }
     netCDF::NcGroup root = *nc_;

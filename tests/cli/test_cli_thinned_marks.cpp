@@ -141,6 +141,8 @@ for c in range(2):
     assert np.array_equal(root["inverse_metric"].values[c], s * s)
     assert json.loads(stats["inverse_metric"])[c] == list(s * s)
 assert not np.array_equal(root["inverse_metric"].values[0], root["inverse_metric"].values[1])
+for key in ("warmup_seconds", "sampling_seconds"):  # each chain's own wall times (chains[i].timing)
+    assert list(stats["chain_" + key]) == [ch["timing"][key] for ch in record["chains"]], key
 plain = xarray.open_dataset("plain.out.nc", group="sample_stats").attrs
 assert plain["metric"] == "unit_e" and int(plain["adaptation_engaged"]) == 0 and "inverse_metric" not in plain
 print("NetCDF: diag_e, engaged, each chain's s squared; unit_e without a preconditioner")
