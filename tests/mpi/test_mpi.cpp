@@ -69,7 +69,8 @@ std::vector<pid_t> ranks_running(const std::string& config) {
   return pids;
 }
 
-json chains_of(const fs::path& record) { return read_json(record)["chains"]; }
+/// A record's chains without their wall times (chains[i].timing), which no two runs share.
+json chains_of(const fs::path& record) { return chains_without_timing(read_json(record)); }
 
 double max_difference(const json& a, const json& b) {
   double m = 0;
