@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdint>
 #include <filesystem>
+#include <fstream>
 #include <iostream>
 #include <thread>
 
@@ -180,7 +181,27 @@ void print_summary(const json& record, const std::vector<Eigen::MatrixXd>& chain
   for (const auto& w : warnings) os << "warning: " << w << '\n';
 }
 
+namespace {
+/// A Stan CSV, draws_csv or NetCDF file given where a run record is expected: said so by name (issue #39:
+/// a JSON parse error about its first character was all a user got).
+void refuse_other_outputs(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::string head(16, '\0');
+  in.read(head.data(), static_cast<std::streamsize>(head.size()));
+  head.resize(static_cast<std::size_t>(in.gcount()));
+  const char* kind = head.starts_with("\x89HDF\r\n\x1a\n") || head.starts_with("CDF")
+                         ? "a NetCDF file (--format netcdf: read it with xarray or ArviZ)"
+                     : head.starts_with("#") ? "a Stan CSV file (--format csv: read it with rstan, posterior or cmdstanpy)"
+                     : head.starts_with(".chain,") ? "a draws_csv table (read it with posterior)"
+                                                   : nullptr;
+  if (kind)
+    throw Error(fmt::format("{}: this is {}; summary reads the JSON run record (the -o RUN.json of run, resume or convert, "
+                            "--format json)", path, kind));
+}
+}  // namespace
+
 RecordWithDraws read_with_draws(const std::string& path) {
+  refuse_other_outputs(path);
   DrawsForSummary draws;
   json record = run::output::read_record(
       path, [&](const run::output::RecordDraw& d) { if (!d.warmup) draws.add(d.chain, d.values); }, /*with_stats=*/false);

@@ -41,3 +41,21 @@ TEST_CASE("a chain that diverges in the burn-in: the cause, and no 'steps <= bur
 }
 
 }  // namespace test_cli_no_output
+
+namespace test_cli_no_output {
+
+TEST_CASE("summary of a Stan CSV, draws_csv or NetCDF file says what the file is and what summary reads") {
+  // Catches the JSON parse error ("syntax error ... '#'") that was all a user got (issue #39 item 5).
+  const fs::path dir = scratch_dir("cli_summary_formats");
+  write_json(dir, "c.json", sgld_gaussian_1d(300, 3));
+  REQUIRE(run_cli_in(dir, "run c.json -o r.json -q --format json,csv,netcdf,draws_csv").code == 0);
+  for (const char* file : {"r_1.csv", "r.nc", "r_draws.csv"}) {
+    const Result r = run_cli_in(dir, std::string("summary ") + file);
+    CHECK(r.code == 1);
+    CHECK(r.err.find(std::string(file) + ": this is a") != std::string::npos);
+    CHECK(r.err.find("summary reads the JSON run record") != std::string::npos);
+  }
+  CHECK(run_cli_in(dir, "summary r.json").code == 0);
+}
+
+}  // namespace test_cli_no_output
