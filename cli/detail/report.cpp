@@ -185,6 +185,9 @@ namespace {
 /// A Stan CSV, draws_csv or NetCDF file given where a run record is expected: said so by name (issue #39:
 /// a JSON parse error about its first character was all a user got).
 void refuse_other_outputs(const std::string& path) {
+  // Only a regular file is opened here: opening a FIFO would block (read_record refuses anything else).
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(path, ec)) return;
   std::ifstream in(path, std::ios::binary);
   std::string head(16, '\0');
   in.read(head.data(), static_cast<std::streamsize>(head.size()));
