@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <limits>
 #include <string>
+#include <type_traits>
 
 #include <Eigen/Core>
 
@@ -62,6 +63,16 @@ concept Sampler = std::copy_constructible<S> && std::copy_constructible<typename
 template <class S>
 concept SamplerWithStateCheck = requires(const S s, const typename S::State& state, std::uint64_t steps_done) {
   { s.check_state(state, steps_done) } -> std::same_as<std::string>;
+};
+
+/// Optional: a sampler on a manifold says which (`manifold_of()`, the Manifold its points lie on). The
+/// driver then checks every kept draw's `distance_to` and stops a chain that has left it (a flow or a
+/// projection that does not keep points on M samples somewhere else without a word: issue #39), and the
+/// checks know the space (the configurational temperature needs ℝᵈ; the kinetic temperature, the
+/// intrinsic dimension).
+template <class S>
+concept SamplerOnManifold = requires(const S s) {
+  requires Manifold<std::remove_cvref_t<decltype(s.manifold_of())>>;
 };
 
 }  // namespace sgmcmc

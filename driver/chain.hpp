@@ -5,7 +5,9 @@
 // What to do with a kept draw (keep it in memory, stream it to a file), when to stop (a number of
 // steps, a wall-clock budget, a user condition) and how to show progress are observers of that one
 // loop. A non-finite position stops the chain with a clear error; the draws made before it are kept.
+#include <algorithm>
 #include <atomic>
+#include <cmath>
 #include <chrono>
 #include <concepts>
 #include <limits>
@@ -270,31 +272,22 @@ struct Chain {
 
   const Eigen::VectorXd& position() const { return sampler.position(state); }
 
+  /// Kept draws farther than this from the sampler's manifold (its distance_to, relative to
+  /// max(1, ‖x‖∞)) stop the chain (SamplerOnManifold): rounding keeps a correct flow within about 1e-12.
+  double manifold_tolerance = 1e-6;
+
   /// The driver loop: steps until an observer says stop (every observer sees every step). Returns why
-  /// the chain stopped early (a non-finite state), or ok. With no stopping observer it runs forever.
+  /// the chain stopped early, or ok. With no stopping observer it runs forever. Every way a chain can
+  /// fail comes back here, as a ChainStatus naming the step and the cause (issue #39): a non-finite
+  /// state, a kept draw off the sampler's manifold, and a sampler's numerical failure thrown inside a
+  /// step (a metric that vanished, a noise covariance that is not positive semidefinite, a D with a NaN
+  /// entry) — never an exception.
   template <Observer... O>
   ChainStatus run(const Retention& keep, O&&... observers) {
-    constexpr std::uint64_t check_every = 16;  // a NaN never heals: checking every few steps loses nothing
-    if ((exhausted(observers) || ...)) return {};
-    for (;;) {
-      if constexpr (ScheduledPotential<P>) potential.at_step(steps_done);  // a temperature schedule's U/T_t
-      StepInfo info = sampler.step(state, potential, rng, steps_done);
-      ++steps_done;
-      totals.add(info);
-      const bool kept = keep.keeps(steps_done), warmup_kept = !kept && keep.keeps_warmup(steps_done);
-      if ((kept || warmup_kept || steps_done % check_every == 0) && !position().allFinite()) return diverged();
-      if (kept || warmup_kept) sampler.describe(state, info);
-      // The kinetic temperature averages over the draws after the burn-in only.
-      if constexpr (S::statistics.has(stats::kinetic_energy))
-        if (kept) totals.kinetic_sum += 2 * info.kinetic_energy, ++totals.kinetic_draws;
-      // A potential with a state of its own (the bnn and bpmf targets' Gibbs step on prior precisions)
-      // updates it between steps, given the new position, the global step count and the chain's
-      // stream (for its key: the hook draws from a substream, never from the chain's own stream).
-      if constexpr (PotentialWithAfterStep<P, R>) potential.after_step(position(), steps_done, std::as_const(rng));
-      const StepEvent event{steps_done, position(), info, kept, warmup_kept};
-      bool stop = false;
-      ((stop = (observers(event) == Control::stop) || stop), ...);
-      if (stop) return position().allFinite() ? ChainStatus{} : diverged();
+    try {
+      return loop(keep, observers...);
+    } catch (const Error& e) {
+      return failed(e.what());
     }
   }
 
@@ -312,6 +305,59 @@ struct Chain {
   static bool exhausted(const O& o) {
     if constexpr (ObserverWithLimit<O>) return o.exhausted();
     else return false;
+  }
+  template <class... O>
+  ChainStatus loop(const Retention& keep, O&... observers) {
+    constexpr std::uint64_t check_every = 16;  // a NaN never heals: checking every few steps loses nothing
+    if ((exhausted(observers) || ...)) return {};
+    for (;;) {
+      if constexpr (ScheduledPotential<P>) potential.at_step(steps_done);  // a temperature schedule's U/T_t
+      StepInfo info = sampler.step(state, potential, rng, steps_done);
+      ++steps_done;
+      totals.add(info);
+      const bool kept = keep.keeps(steps_done), warmup_kept = !kept && keep.keeps_warmup(steps_done);
+      if ((kept || warmup_kept || steps_done % check_every == 0) && !position().allFinite()) return diverged();
+      if constexpr (SamplerOnManifold<S>)
+        if ((kept || warmup_kept) && off_manifold() > manifold_tolerance) return left_manifold();
+      if (kept || warmup_kept) sampler.describe(state, info);
+      // The kinetic temperature averages over the draws after the burn-in only.
+      if constexpr (S::statistics.has(stats::kinetic_energy))
+        if (kept) totals.kinetic_sum += 2 * info.kinetic_energy, ++totals.kinetic_draws;
+      // A potential with a state of its own (the bnn and bpmf targets' Gibbs step on prior precisions)
+      // updates it between steps, given the new position, the global step count and the chain's
+      // stream (for its key: the hook draws from a substream, never from the chain's own stream).
+      if constexpr (PotentialWithAfterStep<P, R>) potential.after_step(position(), steps_done, std::as_const(rng));
+      const StepEvent event{steps_done, position(), info, kept, warmup_kept};
+      bool stop = false;
+      ((stop = (observers(event) == Control::stop) || stop), ...);
+      if (stop) return position().allFinite() ? ChainStatus{} : diverged();
+    }
+  }
+  /// distance_to of the current point, relative to max(1, ‖x‖∞).
+  double off_manifold() const
+    requires SamplerOnManifold<S>
+  {
+    const Eigen::VectorXd& x = position();
+    const double scale = std::max(1.0, x.size() ? x.cwiseAbs().maxCoeff() : 0.0);
+    const double d = static_cast<double>(sampler.manifold_of().distance_to(x)) / scale;
+    return std::isnan(d) ? std::numeric_limits<double>::infinity() : d;
+  }
+  ChainStatus left_manifold() const
+    requires SamplerOnManifold<S>
+  {
+    return {fmt::format("left the manifold at step {}: the kept draw is {:.3g} from it (relative; tolerance {:.3g}). The "
+                        "manifold's flow or projection does not keep points on it: check it with the conformance kit "
+                        "(modules/conformance/manifold_laws.hpp); the draws kept before it are kept",
+                        steps_done, off_manifold(), manifold_tolerance)};
+  }
+  /// A failure thrown inside step steps_done + 1: a state that had gone non-finite is named first (the
+  /// thrown message then blames whatever met the NaN first, e.g. "D: non-finite entry").
+  ChainStatus failed(const char* what) const {
+    if (!position().allFinite())
+      return {fmt::format("non-finite state at step {}: the gradient or the step size made the chain diverge (the step then "
+                          "failed with: {}); the draws kept before it are kept",
+                          steps_done + 1, what)};
+    return {fmt::format("step {} failed: {}; the draws kept before it are kept", steps_done + 1, what)};
   }
   ChainStatus diverged() const {
     return {fmt::format("non-finite state at step {}: the gradient or the step size made the chain diverge; the draws "

@@ -8,6 +8,7 @@
 #include <thread>
 
 #include <sgmcmc/modules/parallel/worker_pool.hpp>
+#include <sgmcmc/run/checks.hpp>
 #include <sgmcmc/run/distributed/rounds.hpp>
 #include <sgmcmc/run/log_likelihood.hpp>
 #include <sgmcmc/run/progress.hpp>
@@ -96,7 +97,7 @@ std::vector<ChainStatus> advance_streaming(std::vector<std::unique_ptr<AnyChain>
                                                   std::span<output::Writer* const> writers, std::vector<std::uint64_t>& kept,
                                                   bool& interrupted, distributed::Rounds* rounds,
                                                   const std::function<void(const std::vector<ChainStatus>&)>& checkpoint,
-                                                  std::vector<ChainTiming>& timing) {
+                                                  std::vector<ChainTiming>& timing, std::vector<diagnostics::ChainChecker>& checkers) {
   const Retention keep = c.retention;
   const std::size_t n = chains.size();
   std::vector<ChainStatus> status(n);
@@ -170,6 +171,10 @@ std::vector<ChainStatus> advance_streaming(std::vector<std::unique_ptr<AnyChain>
       const output::DrawBlock block{i, header.dim(), draws[i].values, draws[i].stats, draws[i].lp,
                                     log_lik.empty() ? std::span<const double>() : log_lik[i], draws[i].warmup_rows};
       for (output::Writer* w : writers) w->append(block);
+      if (!checkers.empty())  // the draws after the burn-in (rank 0: where the draws are written)
+        for (std::size_t r = draws[i].warmup_rows; r < draws[i].stats.size(); ++r)
+          checkers[i].observe(Eigen::Map<const Eigen::VectorXd>(draws[i].values.data() + r * static_cast<std::size_t>(header.dim()), header.dim()),
+                              draws[i].stats[r]);
       kept[i] += draws[i].stats.size() - draws[i].warmup_rows;  // the record's `draws`: after the burn-in
       draws[i].clear();
       if (!log_lik.empty()) log_lik[i].clear();
@@ -217,12 +222,28 @@ json continue_run(std::vector<std::unique_ptr<AnyChain>>& chains, const RunConfi
     const json record = record_of(c, summaries, status, kept, std::move(so_far), true);
     for (output::Writer* w : writers) w->checkpoint(record);
   };
-  const auto status = advance_streaming(chains, c, end, opt, header, writers, kept, interrupted, over, checkpoint, timing);
+  // Every chain's default checks (run/checks.hpp) over the draws of this run or resume, on rank 0.
+  std::vector<diagnostics::ChainChecker> checkers;
+  if (root)
+    for (std::size_t i = 0; i < chains.size(); ++i) {
+      const std::uint64_t from = chains[i]->steps_done();
+      checkers.emplace_back(header.dim(), c.retention.kept_by(std::max(from, end[i])) - c.retention.kept_by(from), check_facts(header, c));
+    }
+  const auto status = advance_streaming(chains, c, end, opt, header, writers, kept, interrupted, over, checkpoint, timing, checkers);
   const std::vector<json> summaries = summaries_of(chains, c, over, timing);
   json record;
   if (root) {
     phases.push_back(this_phase(interrupted));
     record = record_of(c, summaries, status, kept, std::move(phases), interrupted);
+    std::vector<diagnostics::ChainCheck> checks(chains.size());
+    parallel::WorkerPool pool(std::min<unsigned>(static_cast<unsigned>(chains.size()),
+                                                 threads_for(opt, c, over ? over->layout() : distributed::Layout{}, chains.size())));
+    auto finish = [&](std::size_t i, unsigned) { checks[i] = finish_check(checkers[i], c, chains[i]->target()); };
+    pool.for_each(chains.size(), finish);
+    for (std::size_t i = 0; i < chains.size(); ++i) {
+      record["chains"][i]["checks"] = checks_json(checks[i]);
+      record["chains"][i]["warnings"] = warnings_json(checks[i]);
+    }
     output::finish_all(writers, record);
   }
   return over ? over->share(record) : record;

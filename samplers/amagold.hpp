@@ -56,6 +56,7 @@ struct Sampler {
   static constexpr Statistics statistics = stats::acceptance | stats::divergent | stats::step_size |
                                            stats::gradient_evals | stats::reflections | stats::kinetic_energy;
   M manifold;
+  const M& manifold_of() const { return manifold; }  ///< SamplerOnManifold
   schedule::StepSize step_size = schedule::StepSize::constant(0.1);
   double friction = 1.0;  ///< β ≥ 0
   int window = 10;        ///< T, inner steps per MH test

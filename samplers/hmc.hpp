@@ -39,6 +39,7 @@ struct Sampler {
   static constexpr Statistics statistics = stats::acceptance | stats::divergent | stats::energy |
                                            stats::step_size | stats::gradient_evals | stats::reflections;
   M manifold;
+  const M& manifold_of() const { return manifold; }  ///< SamplerOnManifold
   schedule::StepSize step_size = schedule::StepSize::constant(0.1);
   int leapfrog_steps = 10;
   Gradient gradient = Gradient::exact;

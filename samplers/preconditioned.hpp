@@ -85,6 +85,12 @@ struct Sampler {
   using State = preconditioned::State<typename S::State>;
   static constexpr Statistics statistics = S::statistics;
   S inner;
+  /// SamplerOnManifold, as the inner sampler (flat space: the metric rescales coordinates).
+  const auto& manifold_of() const
+    requires SamplerOnManifold<S>
+  {
+    return inner.manifold_of();
+  }
   std::uint64_t adapt_steps = 0;  ///< K: the warm-up; 0 keeps the initial scale
   Eigen::VectorXd initial_scale;  ///< s before (or without) a warm-up; empty: ones
   double floor = 1e-12;           ///< ε under the square root: a coordinate with no gradient keeps a finite scale

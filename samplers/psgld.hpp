@@ -47,6 +47,7 @@ struct Sampler {
   using State = psgld::State;
   static constexpr Statistics statistics = stats::step_size | stats::gradient_evals;
   Eigen::Index dim = 1;
+  Euclidean manifold_of() const { return Euclidean(dim); }  ///< SamplerOnManifold
   schedule::StepSize step_size = schedule::StepSize::constant(0.01);
   double decay = 0.99;     ///< α, the RMSprop average's decay (Li et al.'s α = 0.99)
   double damping = 1e-5;   ///< λ, keeps G bounded where V ≈ 0 (Li et al.'s λ = 10⁻⁵)

@@ -31,6 +31,7 @@ struct Sampler {
   static constexpr Statistics statistics =
       stats::step_size | stats::gradient_evals | stats::reflections;
   M manifold;
+  const M& manifold_of() const { return manifold; }  ///< SamplerOnManifold
   schedule::StepSize step_size = schedule::StepSize::constant(0.01);
   double noise_estimate = 0.0;  ///< V̂: noise sd becomes sqrt(2h - V̂h²) (Chen et al. 2014's SGLD correction)
 

@@ -118,6 +118,14 @@ void print_summary(const json& record, const std::vector<Eigen::MatrixXd>& chain
     return ok ? run::printable(cfg[section]["name"].get<std::string>()) : std::string("?");
   };
   const json& record_chains = record["chains"];
+  // Each chain's default checks (run/checks.hpp): what is off and what to change, before Stan's.
+  std::vector<std::string> checks;
+  for (std::size_t i = 0; i < record_chains.size(); ++i)
+    if (record_chains[i].contains("warnings") && record_chains[i]["warnings"].is_array())
+      for (const json& w : record_chains[i]["warnings"])
+        if (w.is_object() && w.contains("message") && w["message"].is_string())
+          checks.push_back(fmt::format("chain {}: {}", i, run::printable(w["message"].get<std::string>(), 600)));
+  warnings.insert(warnings.begin(), checks.begin(), checks.end());
   for (std::size_t i = 0; i < record_chains.size(); ++i)
     if (record_chains[i]["status"] != "ok") warnings.push_back(fmt::format("chain {} stopped early with an error: {}", i, error_of(record_chains[i])));
   if (as_json) {

@@ -46,6 +46,12 @@ struct Sampler {
   }
   const Eigen::VectorXd& position(const State& s) const { return s.x; }
   void describe(const State& s, StepInfo& info) const { dynamics.describe(s, info); }
+  /// SamplerOnManifold, for a dynamics on one.
+  const auto& manifold_of() const
+    requires requires(const D d) { d.manifold; }
+  {
+    return dynamics.manifold;
+  }
 };
 
 }  // namespace sgmcmc::splitting

@@ -444,13 +444,14 @@ class NetcdfWriter final : public Writer {
   void put_chains(const json& record) {
     const json* chains = record.contains("chains") && record["chains"].is_array() ? &record["chains"] : nullptr;
     std::vector<long long> kept;
-    std::vector<std::string> status, error;
+    std::vector<std::string> status, error, warnings;
     // Also as attributes of sample_stats, which ArviZ loads (it never loads the root group's variables).
     const auto put_facts = [&] {
       netCDF::NcGroup stats = nc_->getGroup("sample_stats");
       stats.putAtt("draws_kept", netCDF::ncInt64, kept.size(), kept.data());
       put_strings(stats, "chain_status", status);
       put_strings(stats, "chain_error", error);
+      put_strings(stats, "chain_warnings", warnings);
     };
     const std::vector<std::uint64_t>& written = draws_.written;
     for (std::size_t c = 0; c < chains_; ++c) {
@@ -466,6 +467,12 @@ class NetcdfWriter final : public Writer {
       kept.push_back(static_cast<long long>(written[c]));
       status.push_back(string_field(chain, "status", "ok"));
       error.push_back(string_field(chain, "error", ""));
+      // The chain's warnings (run/checks.hpp), one a line; empty when it has none.
+      std::string lines;
+      if (chain && chain->contains("warnings") && (*chain)["warnings"].is_array())
+        for (const json& w : (*chain)["warnings"])
+          if (w.is_object() && w.contains("message") && w["message"].is_string()) lines += (lines.empty() ? "" : "\n") + w["message"].get<std::string>();
+      warnings.push_back(std::move(lines));
       for (const Phase* phase : {&draws_, &warmup_}) {
         const std::size_t missing = static_cast<std::size_t>(phase->covered - phase->written[c]);
         if (missing == 0) continue;
@@ -556,6 +563,9 @@ class NetcdfWriter final : public Writer {
       // The chain's own wall times (chains[i].timing: warmup_seconds, sampling_seconds).
       if (chains && c < chains->size() && (*chains)[c].is_object() && (*chains)[c].contains("timing") && (*chains)[c]["timing"].is_object())
         collect((*chains)[c]["timing"], "chain_", c);
+      // The chain's default checks (run/checks.hpp: check_configurational_temperature_value, _se, …).
+      if (chains && c < chains->size() && (*chains)[c].is_object() && (*chains)[c].contains("checks") && (*chains)[c]["checks"].is_object())
+        collect((*chains)[c]["checks"], "check_", c);
       if (stein && c < stein->size() && (*stein)[c].is_object()) collect((*stein)[c], "stein_", c);
     }
     netCDF::NcGroup root = *nc_;

@@ -347,6 +347,14 @@ class StanCsvWriter final : public Writer {
     // line, so a reader of the file alone gets them back (json.loads of what follows " = ").
     if (entry != nullptr && entry->is_object() && entry->contains("diagnostics") && (*entry)["diagnostics"].is_object())
       out += fmt::format("# sgmcmc_diagnostics = {}\n", (*entry)["diagnostics"].dump());
+    // The chain's default checks (run/checks.hpp) as one JSON object, and each warning on its own line,
+    // where a reader who opens the file sees it.
+    if (entry != nullptr && entry->is_object() && entry->contains("checks") && (*entry)["checks"].is_object())
+      out += fmt::format("# sgmcmc_checks = {}\n", (*entry)["checks"].dump());
+    if (entry != nullptr && entry->is_object() && entry->contains("warnings") && (*entry)["warnings"].is_array())
+      for (const json& w : (*entry)["warnings"])
+        if (w.is_object() && w.contains("message") && w["message"].is_string())
+          stan_csv_detail::put_comment_lines(out, "warning: ", w["message"].get<std::string>());
     // A Stein-thinned file's chain: the picked draws' positions in the source chain and the KSDs.
     if (const json* thinned = stan_csv_detail::find(record, "/thinned"); thinned != nullptr && thinned->is_object()) {
       json mine = json::object();
