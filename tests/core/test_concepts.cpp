@@ -37,6 +37,7 @@
 #include <sgmcmc/manifolds/manifolds.hpp>
 #include <sgmcmc/samplers/hmc.hpp>
 #include <sgmcmc/samplers/preconditioned.hpp>
+#include <sgmcmc/samplers/psgld.hpp>
 #include <sgmcmc/samplers/scir.hpp>
 #include <sgmcmc/samplers/sgld.hpp>
 #include <sgmcmc/modules/random/stream.hpp>
@@ -136,6 +137,9 @@ struct MinimalSampler {
   const Eigen::VectorXd& position(const State& s) const { return s.x; }
   void describe(const State&, StepInfo&) const {}
 };
+struct SamplerWithVectorAsManifold : MinimalSampler {
+  Eigen::VectorXd manifold_of() const;
+};
 struct SamplerReturningDouble : MinimalSampler {  // the old contract: a bare acceptance double
   template <class P, class R> double step(State&, const P&, R&, std::uint64_t) const { return 1.0; }
 };
@@ -183,6 +187,13 @@ static_assert(SamplerWithStateCheck<SamplerCheckingState> && !SamplerWithStateCh
 static_assert(!SamplerWithStateCheck<MinimalSampler> && !SamplerWithStateCheck<sgld::Sampler<Euclidean>>);
 static_assert(SamplerWithStateCheck<preconditioned::Sampler<sgld::Sampler<Euclidean>>>);
 static_assert(!Sampler<SamplerReturningDouble>);
+// SamplerOnManifold: the samplers that hold a manifold say which (the driver checks kept draws against
+// it); a sampler without one, or whose manifold_of() is not a Manifold, is not one.
+static_assert(SamplerOnManifold<sgld::Sampler<Sphere>> && SamplerOnManifold<hmc::Sampler<Euclidean>>);
+static_assert(SamplerOnManifold<sghmc::Sampler<Sphere>> && SamplerOnManifold<sgnht::Sampler<Euclidean>>);
+static_assert(SamplerOnManifold<preconditioned::Sampler<sgld::Sampler<Euclidean>>> && SamplerOnManifold<psgld::Sampler>);
+static_assert(!SamplerOnManifold<MinimalSampler> && !SamplerOnManifold<scir::Sampler>);
+static_assert(!SamplerOnManifold<SamplerWithVectorAsManifold>);
 static_assert(!Sampler<SamplerWithoutStatistics>);
 static_assert(!Sampler<SamplerWithoutDescribe>);
 static_assert(!Sampler<SamplerWithPositionByValue>);
