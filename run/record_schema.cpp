@@ -154,14 +154,23 @@ void check_width(const output::RecordDraw& d, const output::RunHeader& h, std::u
     fail(fmt::format("/chains/{}/samples/{}", d.chain, index), fmt::format("expected {} numbers, got {}", h.dim(), d.values.size()));
 }
 
-void add_draw(output::BlockBuffer& buffer, const output::RecordDraw& d) {
+StepInfo step_info_of(const output::RecordDraw& d, const std::vector<const Statistic*>& statistics, double* lp) {
   StepInfo info;
   if (d.stats.empty()) info.acceptance = std::numeric_limits<double>::quiet_NaN();  // a version-1 record: unknown
-  double lp = std::numeric_limits<double>::quiet_NaN();
+  if (lp) *lp = std::numeric_limits<double>::quiet_NaN();
   for (const auto& [name, v] : d.stats) {
-    if (name == "lp") lp = v;
-    else if (const Statistic* s = statistic_named(buffer.header().statistics, name)) s->set(info, v);
+    if (name == "lp") {
+      if (lp) *lp = v;
+    } else if (const Statistic* s = statistic_named(statistics, name)) {
+      s->set(info, v);
+    }
   }
+  return info;
+}
+
+void add_draw(output::BlockBuffer& buffer, const output::RecordDraw& d) {
+  double lp = 0;
+  const StepInfo info = step_info_of(d, buffer.header().statistics, &lp);
   buffer.add(d.chain, d.values, info, lp, d.warmup);
 }
 

@@ -84,6 +84,8 @@ void check_width(const output::RecordDraw& d, const output::RunHeader& h, std::u
 
 /// A draw read back, as a writer's row: the statistics the buffer's header declares, by name, into a
 /// StepInfo (a column no statistic of the sampler's names is not carried over), lp apart.
+/// A record draw's step statistics (those of `statistics` it names), and its lp when `lp` is given.
+StepInfo step_info_of(const output::RecordDraw& d, const std::vector<const Statistic*>& statistics, double* lp = nullptr);
 void add_draw(output::BlockBuffer& buffer, const output::RecordDraw& d);
 
 }  // namespace detail

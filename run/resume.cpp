@@ -11,6 +11,7 @@
 #include <sgmcmc/run/make_chain.hpp>
 #include <sgmcmc/run/output/json_record.hpp>
 #include <sgmcmc/run/record_schema.hpp>
+#include <sgmcmc/run/checks.hpp>
 #include <sgmcmc/run/streaming.hpp>
 #include <sgmcmc/run/log_likelihood.hpp>
 
@@ -175,13 +176,18 @@ json resume_from(const std::string& source, const std::function<const json&(std:
   // Then the record's draws into the writers, as they are replayed (a rank without writers only
   // counts them: the first pass did).
   std::vector<std::uint64_t> kept(c.chains, 0);
+  // Each chain's default checks (run/checks.hpp) see the record's draws first and then the new ones, so
+  // that a resumed run's checks are those of the uninterrupted run.
+  std::vector<diagnostics::ChainChecker> checkers;
   if (writers.empty()) kept.assign(held.begin(), held.end());
   else {
+    for (std::size_t i = 0; i < chains.size(); ++i) checkers.emplace_back(header.dim(), c.retention.kept_by(end[i]), check_facts(header, c));
     output::BlockBuffer buffer(writers, header, log_likelihood_of(chains.front()->target(), header.dim()));
     replay(header.dim(), [&](const output::RecordDraw& d) {
       if (d.chain >= c.chains) return;
       check_width(d, header, kept[d.chain]);
       add_draw(buffer, d);
+      if (!d.warmup) checkers[d.chain].observe(Eigen::Map<const Eigen::VectorXd>(d.values.data(), header.dim()), step_info_of(d, header.statistics));
       ++kept[d.chain];
     });
     buffer.flush();
@@ -189,7 +195,7 @@ json resume_from(const std::string& source, const std::function<const json&(std:
   std::vector<ChainTiming> timing;
   for (const json& ch : record["chains"]) timing.push_back(timing_of(ch));
   return continue_run(chains, c, end, opt, header, writers, kept, record["timings"]["phases"], "resume",
-                      seconds_since(t0), changed, std::move(timing));
+                      seconds_since(t0), changed, std::move(timing), std::move(checkers));
 }
 
 }  // namespace

@@ -193,7 +193,7 @@ std::vector<ChainStatus> advance_streaming(std::vector<std::unique_ptr<AnyChain>
 json continue_run(std::vector<std::unique_ptr<AnyChain>>& chains, const RunConfig& c,
                          const std::vector<std::uint64_t>& end, const Options& opt, const output::RunHeader& header, std::span<output::Writer* const> writers,
                          std::vector<std::uint64_t> kept, json phases, const char* phase_name, double setup,
-                         Changes changed, std::vector<ChainTiming> timing) {
+                         Changes changed, std::vector<ChainTiming> timing, std::vector<diagnostics::ChainChecker> checkers) {
   if (opt.sampling) opt.sampling->store(true);  // set-up has ended: from here `stop` keeps what was drawn
   const auto t1 = Clock::now();
   bool interrupted = false;
@@ -223,8 +223,8 @@ json continue_run(std::vector<std::unique_ptr<AnyChain>>& chains, const RunConfi
     for (output::Writer* w : writers) w->checkpoint(record);
   };
   // Every chain's default checks (run/checks.hpp) over the draws of this run or resume, on rank 0.
-  std::vector<diagnostics::ChainChecker> checkers;
-  if (root)
+  if (!root) checkers.clear();
+  else if (checkers.empty())
     for (std::size_t i = 0; i < chains.size(); ++i) {
       const std::uint64_t from = chains[i]->steps_done();
       checkers.emplace_back(header.dim(), c.retention.kept_by(std::max(from, end[i])) - c.retention.kept_by(from), check_facts(header, c));

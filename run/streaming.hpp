@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include <sgmcmc/modules/diagnostics/chain_check.hpp>
 #include <sgmcmc/run/any_chain.hpp>
 #include <sgmcmc/run/config.hpp>
 #include <sgmcmc/run/distributed/transport.hpp>
@@ -63,10 +64,12 @@ inline ChainTiming timing_of(const json& chain) {
 /// Runs `steps` more steps of built chains to global step end[i] each, streaming to the writers (which
 /// have had `begin` and any earlier draws: `kept` counts them), and finishes them with the record, whose
 /// timings are `phases` and this phase (`phase_name`, `setup` seconds), each chain's time added to
-/// `timing` (the record's so far; empty: none). Returns the record without draws.
+/// `timing` (the record's so far; empty: none). `checkers`: each chain's default checks (run/checks.hpp)
+/// already fed the record's draws (a resume); empty: new ones, for the draws of this call. Returns the
+/// record without draws.
 json continue_run(std::vector<std::unique_ptr<AnyChain>>& chains, const RunConfig& c, const std::vector<std::uint64_t>& end,
                   const Options& opt, const output::RunHeader& header, std::span<output::Writer* const> writers,
                   std::vector<std::uint64_t> kept, json phases, const char* phase_name, double setup,
-                  Changes changed = {}, std::vector<ChainTiming> timing = {});
+                  Changes changed = {}, std::vector<ChainTiming> timing = {}, std::vector<diagnostics::ChainChecker> checkers = {});
 
 }  // namespace sgmcmc::run::detail
