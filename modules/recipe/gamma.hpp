@@ -67,6 +67,20 @@ void gamma_finite_difference(const DF& d, const QF& q, const Eigen::VectorXd& z,
   }
 }
 
+/// A field z ↦ matrix (D or Q) that autodiff can differentiate: callable on a vector of dual numbers,
+/// giving a matrix of them — a template over the scalar (`[](const auto& z) { using T = typename
+/// std::decay_t<decltype(z)>::Scalar; Eigen::Matrix<T, -1, -1> m(...); ... }`). A field written for
+/// doubles only is not one: use recipe::FiniteDifference{} for it.
+/// (The result's scalar is what is asked: a field for doubles is callable on dual numbers too — Eigen
+/// converts them without a constraint, and fails only inside the conversion.)
+template <class F>
+concept ScalarGenericField = requires(const F f, const DualVector& z) {
+  requires std::same_as<typename std::decay_t<decltype(f(z))>::Scalar, Dual>;
+};
+
+template <class>
+inline constexpr bool always_false = false;
+
 /// How Γ is obtained.
 struct Autodiff {};                      ///< forward-mode autodiff of D + Q (the default)
 struct FiniteDifference { double rel = 6e-6; };  ///< central differences of D + Q
@@ -88,7 +102,14 @@ struct Fields {
     dm = d(z);
     qm = q(z);
     if constexpr (std::same_as<GammaMethod, Autodiff>) {
-      gamma_autodiff(d, q, z, g);
+      // Said here, before Eigen's AutoDiffScalar errors from deep inside the product would be.
+      if constexpr (!ScalarGenericField<DF> || !ScalarGenericField<QF>)
+        static_assert(always_false<DF>, "recipe::Fields: for Γ by autodiff (the default), D and Q must be generic over the "
+                                        "scalar (take `const auto& z` and build Eigen::Matrix<typename Z::Scalar, -1, -1>: "
+                                        "recipe::ScalarGenericField), or use finite differences: "
+                                        "recipe::Fields{d, q, recipe::FiniteDifference{}}");
+      else
+        gamma_autodiff(d, q, z, g);
     } else if constexpr (std::same_as<GammaMethod, FiniteDifference>) {
       gamma_finite_difference(d, q, z, g, gamma.rel);
     } else {

@@ -25,13 +25,25 @@ struct StepSize {
   std::uint64_t cycle = 0;  ///< L, the cycle's length in steps (cyclical)
   double explore = 0.0;     ///< β, the exploration fraction of each cycle (cyclical)
 
+  StepSize() = default;
+  /// A constant step h from a plain number, so that `sgld::Sampler<Euclidean>{Euclidean(2), 0.01}` and
+  /// `sampler.step_size = 0.05` say what they mean (issue #39: they gave "cannot convert 'double' to
+  /// 'StepSize::Kind'"). Implicit on purpose: a number is a constant step.
+  StepSize(double h) noexcept : a(h) {}  // NOLINT(google-explicit-constructor)
+
   // The factories never throw, so a sampler can be brace-initialised in one expression (a throwing
   // sub-expression there makes GCC 12 warn maybe-uninitialized on the cleanup path); samplers call
   // validate() in init().
-  static StepSize constant(double h) noexcept { return {Kind::constant, h, 1.0, 0.0, 0, 0.0}; }
-  static StepSize polynomial(double a, double b, double gamma) noexcept { return {Kind::polynomial, a, b, gamma, 0, 0.0}; }
+  static StepSize constant(double h) noexcept { return StepSize(h); }
+  static StepSize polynomial(double a, double b, double gamma) noexcept {
+    StepSize s(a);
+    s.kind = Kind::polynomial, s.b = b, s.gamma = gamma;
+    return s;
+  }
   static StepSize cyclical(double a, std::uint64_t length, double explore = 0.0) noexcept {
-    return {Kind::cyclical, a, 1.0, 0.0, length, explore};
+    StepSize s(a);
+    s.kind = Kind::cyclical, s.cycle = length, s.explore = explore;
+    return s;
   }
 
   void validate() const {

@@ -187,6 +187,15 @@ static_assert(SamplerWithStateCheck<SamplerCheckingState> && !SamplerWithStateCh
 static_assert(!SamplerWithStateCheck<MinimalSampler> && !SamplerWithStateCheck<sgld::Sampler<Euclidean>>);
 static_assert(SamplerWithStateCheck<preconditioned::Sampler<sgld::Sampler<Euclidean>>>);
 static_assert(!Sampler<SamplerReturningDouble>);
+// recipe::ScalarGenericField: a D or Q that autodiff can differentiate (generic over the scalar); one
+// written for doubles only is not, and recipe::Fields then says so in one static_assert, before Eigen.
+inline constexpr auto generic_d = [](const auto& z) {
+  using T = typename std::decay_t<decltype(z)>::Scalar;
+  return Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic>::Identity(z.size(), z.size());
+};
+inline constexpr auto double_d = [](const Eigen::VectorXd& z) { return Eigen::MatrixXd::Identity(z.size(), z.size()); };
+static_assert(recipe::ScalarGenericField<decltype(generic_d)>);
+static_assert(!recipe::ScalarGenericField<decltype(double_d)>);
 // SamplerOnManifold: the samplers that hold a manifold say which (the driver checks kept draws against
 // it); a sampler without one, or whose manifold_of() is not a Manifold, is not one.
 static_assert(SamplerOnManifold<sgld::Sampler<Sphere>> && SamplerOnManifold<hmc::Sampler<Euclidean>>);

@@ -269,3 +269,14 @@ TEST_CASE("temperature schedule: geometric annealing T_t = T0 (T1/T0)^(t/K), app
   CHECK(error_of(c).find("/sampler/temperature: an annealing schedule runs over the burn-in by default, and burn_in is 0") !=
         std::string::npos);
 }
+
+TEST_CASE("a plain number is a constant step size (issue #39: it gave \"cannot convert 'double' to 'StepSize::Kind'\")") {
+  static_assert(std::is_convertible_v<double, schedule::StepSize>);
+  const sgld::Sampler<Euclidean> sampler{Euclidean(2), 0.01};
+  CHECK(sampler.step_size.kind == schedule::StepSize::Kind::constant);
+  CHECK(sampler.step_size.at(7) == 0.01);
+  schedule::StepSize h = schedule::StepSize::polynomial(0.1, 1.0, 0.55);
+  h = 0.05;
+  CHECK(h.kind == schedule::StepSize::Kind::constant);
+  CHECK(h.at(100) == 0.05);
+}
