@@ -19,7 +19,7 @@
 namespace sgmcmc::run {
 
 /// The configurational temperature's cost bound: its exact gradients may together touch at most this
-/// many example·coordinate pairs (about a second of CPU); fewer evenly spaced draws are used when the
+/// many example·coordinate pairs; fewer evenly spaced draws are used when the
 /// data are large, and none below `min_configurational_draws`.
 inline constexpr double configurational_budget = 2e9;
 inline constexpr std::size_t min_configurational_draws = 100;

@@ -89,6 +89,23 @@ std::string cell(double v, int width, int decimals) {
 
 }  // namespace
 
+namespace {
+/// The measured temperatures of a chain's default checks (run/checks.hpp), read without trusting the
+/// record's types: "  T_conf 0.98 ± 0.05, T_kin 1.01 ± 0.03", or nothing.
+std::string checks_line(const json& chain) {
+  if (!chain.contains("checks") || !chain["checks"].is_object()) return {};
+  std::string out;
+  for (const auto& [key, label] : {std::pair{"configurational_temperature", "T_conf"}, std::pair{"kinetic_temperature", "T_kin"}}) {
+    const json& c = chain["checks"];
+    if (!c.contains(key) || !c[key].is_object() || !c[key].contains("value") || !c[key]["value"].is_number()) continue;
+    const json& se = c[key].contains("se") ? c[key]["se"] : json();
+    out += fmt::format("{}{} {:.3g}", out.empty() ? "  " : ", ", label, c[key]["value"].get<double>());
+    if (se.is_number()) out += fmt::format(" ± {:.2g}", se.get<double>());
+  }
+  return out;
+}
+}  // namespace
+
 void print_summary(const json& record, const std::vector<Eigen::MatrixXd>& chains, const run::output::Parameters& parameters,
                    std::ostream& os, bool as_json, const json& stein) {
   if (chains.empty()) throw Error("/chains: the run kept no draws (steps <= burn_in?)");
@@ -165,6 +182,7 @@ void print_summary(const json& record, const std::vector<Eigen::MatrixXd>& chain
   for (std::size_t i = 0; i < record_chains.size(); ++i) {
     const json& ch = record_chains[i];
     os << fmt::format("chain {}: {}", i, ch.contains("diagnostics") ? run::printable(ch["diagnostics"].dump(), 400) : "{}");
+    os << checks_line(ch);
     if (ch["status"] != "ok") os << "  ERROR " << error_of(ch);
     os << '\n';
   }

@@ -120,7 +120,7 @@ class ChainChecker {
     Eigen::Index momentum_dim = 0;  ///< m of a momentum sampler (its kinetic energy is vᵀv/2); 0: none
   };
   static constexpr std::size_t max_points = 1000;           ///< subsample size (T_conf costs one gradient each)
-  static constexpr std::size_t max_values = std::size_t{1} << 21;  ///< doubles kept: 16 MiB
+  static constexpr std::size_t max_values = std::size_t{1} << 19;  ///< doubles kept: 4 MiB, as a round of draws
 
   ChainChecker(Eigen::Index dim, std::uint64_t expected_draws, Facts facts, CheckThresholds thresholds = {})
       : dim_(dim), facts_(facts), thresholds_(thresholds) {

@@ -126,16 +126,23 @@ TEST_CASE("SGGMC at h = 3 on a torus: flagged by the kinetic temperature; h = 0.
 }
 
 TEST_CASE("print_summary prints the draws' summary, then each chain's warnings and the chain that stopped") {
+  // docs/api.md §4 shows this code and its output (an excerpt of this file).
   const models::Gaussian target = models::Gaussian::isotropic(VectorXd::Zero(1), 1.0);
-  Chain chain(sgld::Sampler<Euclidean>{Euclidean(1), schedule::StepSize::constant(1.5)}, target, VectorXd::Zero(1), random::Stream(3, 0));
-  std::vector<Draws> draws(1);
-  REQUIRE(chain.advance(5000, Retention{500, 1}, draws[0]).ok());
   std::ostringstream os;
-  print_summary(os, draws, {check(chain, draws[0])}, {ChainStatus{"non-finite state at step 9"}});
+  // SGLD at h = 1 on N(0, 1): the AR(1) chain x <- (1 - h)x + sqrt(2h) z, whose variance is 1/(1 - h/2) = 2
+  Chain chain(sgld::Sampler<Euclidean>{Euclidean(1), schedule::StepSize::constant(1.0)}, target, Eigen::VectorXd::Zero(1),
+              random::Stream(7, 0));
+  std::vector<Draws> draws(1);
+  const ChainStatus status = chain.advance(20000, Retention{1000, 1}, draws[0]);
+  const diagnostics::ChainCheck c = check(chain, draws[0]);
+  if (c.has(diagnostics::CheckKind::configurational_temperature)) { /* lower the step size */ }
+  print_summary(os, draws, {c}, {status});  // os: std::cout, a file, ...
   const std::string text = os.str();
   CHECK(text.find("x[0]") != std::string::npos);
   CHECK(text.find("warning: chain 0: configurational temperature") != std::string::npos);
-  CHECK(text.find("warning: chain 0 stopped early: non-finite state at step 9") != std::string::npos);
+  std::ostringstream stopped;
+  print_summary(stopped, draws, {c}, {ChainStatus{"non-finite state at step 9"}});
+  CHECK(stopped.str().find("warning: chain 0 stopped early: non-finite state at step 9") != std::string::npos);
 }
 
 }  // namespace checks_stat
