@@ -4,6 +4,7 @@
 #include <doctest/doctest.h>
 
 #include <cmath>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -57,6 +58,8 @@ Affine linear_scheme(const splitting::StageList& scheme, const MatrixXd& P, doub
         T.bottomLeftCorner(d, d) = -t * P;
         N.bottomRightCorner(d, d) = (2 * C * t - V * t * t + t * t * sigma * sigma) * I;  // injected + gradient noise
         break;
+      case Op::gradient_kick:  // Leimkuhler & Matthews's letters: modelled in lm_baoab_stat.cpp
+      case Op::exact_ou: throw std::logic_error("linear_scheme: lm_baoab's operations are modelled in tests/core/lm_baoab_stat.cpp");
     }
     a.M = (T * a.M).eval();
     a.S = (T * a.S * T.transpose() + N).eval();
