@@ -3,7 +3,7 @@
 // this target is also the configurational temperature's bias ⟨x·∇U⟩ - 1. Measured by SGHMC (C = 1) over
 // a fixed simulated time per cell (10⁷), with its batch-means Monte Carlo standard error, beside the exact
 // stationary value of the scheme's linear recurrence (discrete Lyapunov equation).
-//   cmake -S . -B build -DSGMCMC_BUILD_EXPERIMENTS=ON && ninja -C build scheme_bias && build/experiments/scheme_bias
+//   cmake -G Ninja -S . -B build -DCMAKE_BUILD_TYPE=Release -DSGMCMC_BUILD_EXPERIMENTS=ON && ninja -C build scheme_bias && build/experiments/scheme_bias
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
