@@ -297,6 +297,7 @@ struct QuadraticWithNoise : Quadratic {
   }
 };
 
+// The seed papers' letters (splitting::baoab is not Leimkuhler & Matthews's); lm_baoab's rows are added below.
 const std::vector<splitting::StageList> kSchemes{splitting::aboba, splitting::baoab, splitting::obabo, splitting::euler};
 
 /// The samplers that run on any manifold: SGLD; SGHMC with a scalar friction (the fused ABOBA), a

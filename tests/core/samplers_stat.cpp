@@ -114,6 +114,7 @@ TEST_CASE("each scheme's empirical covariance matches its exact discrete station
   const MatrixXd P = kCov.inverse();
   const double h = 0.15, C = 1.0, V = 0.5, sigma = 1.0;  // V̂ ≠ σ² on purpose: the bookkeeping must be exact
   const auto potential = noisy_gaussian(sigma);
+  // splitting::baoab: the seed papers' letters (B friction, O noisy kick), not Leimkuhler & Matthews's (lm_baoab).
   for (const auto& scheme : {splitting::aboba, splitting::baoab, splitting::obabo, splitting::euler}) {
     const Affine a = linear_scheme(scheme, P, C, V, sigma, h);
     const MatrixXd exact = testing::discrete_lyapunov(a.M, a.S).topLeftCorner(2, 2);

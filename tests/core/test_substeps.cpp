@@ -213,6 +213,7 @@ TEST_CASE("each scheme calls its sub-steps in order with the right fractions of 
     return st.log;
   };
   CHECK(run(splitting::aboba) == "A0.1 B0.1 O0.2 B0.1 A0.1 ");
+  // splitting::baoab: the seed papers' letters (B friction, O noisy kick), not Leimkuhler & Matthews's (lm_baoab).
   CHECK(run(splitting::baoab) == "B0.1 A0.1 O0.2 A0.1 B0.1 ");
   CHECK(run(splitting::obabo) == "O0.1 B0.1 A0.2 B0.1 O0.1 ");
   CHECK(run(splitting::euler) == "A0.2 E0.2 O0.2 ");
@@ -346,6 +347,7 @@ TEST_CASE("SGHMC with the Euler scheme is the SGHMC paper's Eq. 15 in (η, α, �
 TEST_CASE("a scheme is checked when its sampler starts: stages, positive fractions, each part adding up to h") {
   // Catches what issue #39 found running silently: an empty stage list (the chain never moved, status
   // ok) and fractions that do not integrate each part over h (another distribution, no word said).
+  // splitting::baoab: the seed papers' letters (B friction, O noisy kick), not Leimkuhler & Matthews's (lm_baoab).
   for (const splitting::StageList* s : {&splitting::aboba, &splitting::baoab, &splitting::obabo, &splitting::euler})
     CHECK_NOTHROW(s->validate());
   const auto message = [](const splitting::StageList& s) {
