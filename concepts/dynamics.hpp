@@ -2,7 +2,10 @@
 // Dynamics and splitting schemes (docs/architecture.md; docs/math.md#split-dynamics; Chen, Ding & Carin
 // 2015; Liu, Zhu & Song 2016).
 // Careful with the letters: in these papers A is the geodesic flow, B the friction/thermostat
-// dissipation and O the stochastic gradient kick with injected noise (not Leimkuhler's BAOAB letters).
+// dissipation and O the stochastic gradient kick with injected noise — not the letters of Leimkuhler &
+// Matthews (2013), whose B is a gradient-only kick and O an exact Ornstein–Uhlenbeck step. Their
+// operations are here under names of their own, Op::gradient_kick and Op::exact_ou
+// (DynamicsWithExactOU; docs/math.md#leimkuhler-matthews-baoab).
 #include <concepts>
 #include <cstdint>
 #include <span>
@@ -20,6 +23,11 @@ enum class Op : std::uint8_t {
   B_explicit,  ///< first-order dissipation v <- (1 - C t) v: the Euler scheme's friction
                ///< (DynamicsWithExplicitFriction)
   O,           ///< kick v <- v + Λ(x)[-t ∇Ũ(x) + N(0, 2Ct - V̂t²)], one fresh stochastic gradient
+  // Leimkuhler & Matthews's letters (their B and O; DynamicsWithExactOU). Never mixed with B, B_explicit
+  // or O in one scheme (StageList::validate).
+  gradient_kick,  ///< L–M's B: v <- v - t Λ(x)∇Ũ(x), no injected noise, one fresh stochastic gradient
+  exact_ou,       ///< L–M's O: the exact Ornstein–Uhlenbeck step v <- Λ(x)(e^{-Ct} v + s ζ),
+                  ///< s² = 1 - e^{-2Ct} less the kicks' gradient-noise correction (docs/math.md)
 };
 
 struct Stage {
@@ -62,6 +70,25 @@ concept Dynamics = requires(const D d, typename D::State& s, double t, detail::A
 template <class D>
 concept DynamicsWithExplicitFriction = Dynamics<D> && requires(const D d, typename D::State& s, double t) {
   d.B_explicit(s, t);
+};
+
+/// A dynamics with Leimkuhler & Matthews's two operations, what a scheme with `Op::gradient_kick` or
+/// `Op::exact_ou` stages (splitting::lm_baoab) runs:
+/// - `gradient_kick(s, p, t, rng)`: v <- v - t Λ(x)∇Ũ(x) with one fresh stochastic gradient, no noise;
+/// - `exact_ou(s, t, kick_variance, rng)`: v <- Λ(x)(e^{-Ct} v + s ζ), the exact solution of
+///   dv = -Cv dt + sqrt(2C) dW over t with its noise variance s² lowered by the gradient noise the step's
+///   kicks add; `kick_variance` = Σ t_k² over the step's gradient_kick stages (each draws one fresh
+///   gradient), so that V̂·kick_variance is the variance they add to v (docs/math.md).
+/// splitting::Sampler refuses such a scheme at init on a dynamics without them (SGNHT: its friction ξ is
+/// a dynamic variable, so its "OU" has no fixed temperature to correct).
+/// @code
+///   sghmc::Sampler<Euclidean> lm{{Euclidean(2), sghmc::Friction(1.0), 0.0}, splitting::lm_baoab, h};
+/// @endcode
+template <class D>
+concept DynamicsWithExactOU = Dynamics<D> && requires(const D d, typename D::State& s, double t, detail::ArchetypePotential& p,
+                                                      detail::ArchetypeEngine& rng) {
+  d.gradient_kick(s, p, t, rng);
+  d.exact_ou(s, t, t, rng);
 };
 
 /// The times of a run A(a1)·B(b1)·O(o)·B(b2)·A(a2) in a scheme (ABOBA: h/2, h/2, h, h/2, h/2).

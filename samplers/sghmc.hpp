@@ -1,7 +1,8 @@
 #pragma once
 // SGHMC (Chen, Fox & Guestrin 2014) on any manifold; on a geodesic manifold it is SGGMC (Liu, Zhu &
 // Song 2016, Alg. 1). dθ = v dt, dv = -∇U dt - C v dt + N(0, 2C dt), split into A, B, O
-// (docs/math.md#split-dynamics).
+// (docs/math.md#split-dynamics) in the seed papers' letters; or into Leimkuhler & Matthews's gradient-only
+// kick and exact OU step (gradient_kick, exact_ou: splitting::lm_baoab, docs/math.md#leimkuhler-matthews-baoab).
 #include <cmath>
 #include <cstdint>
 #include <string>
@@ -15,6 +16,7 @@
 #include <sgmcmc/concepts/sampler.hpp>
 #include <sgmcmc/modules/error.hpp>
 #include <sgmcmc/modules/splitting/kick.hpp>
+#include <sgmcmc/modules/splitting/ornstein_uhlenbeck.hpp>
 #include <sgmcmc/modules/splitting/phase_state.hpp>
 #include <sgmcmc/modules/splitting/sampler.hpp>
 
@@ -109,6 +111,23 @@ struct Dynamics {
     } else {
       splitting::kick(manifold, s, potential, t, splitting::kick_sd(friction.scalar, noise_estimate, t), rng);
     }
+  }
+
+  /// Leimkuhler & Matthews's B (DynamicsWithExactOU): v <- Λ(x)(v - t∇Ũ(x)), no noise.
+  template <class P, class R>
+  void gradient_kick(State& s, const P& potential, double t, R& rng) const {
+    splitting::gradient_kick(manifold, s, potential, t, rng);
+  }
+  /// Leimkuhler & Matthews's O: the exact OU step of dv = -Cv dt + sqrt(2C) dW over t, its noise lowered
+  /// for the step's kicks' gradient noise V̂·kick_variance (splitting::ou_noise_variance).
+  template <class R>
+  void exact_ou(State& s, double t, double kick_variance, R& rng) const {
+    require(!empirical_fisher, "noise_estimate: empirical_fisher is not available with Leimkuhler & Matthews's scheme "
+            "(lm_baoab); give a number");
+    if (friction.is_diagonal())
+      splitting::exact_ou_diagonal(manifold, s, friction.diagonal_view(), t, noise_estimate, kick_variance, rng);
+    else
+      splitting::exact_ou(manifold, s, friction.scalar, t, noise_estimate, kick_variance, rng);
   }
 };
 

@@ -29,6 +29,10 @@ struct Sampler {
   State init(Eigen::VectorXd x0, R& rng) const {
     step_size.validate();
     scheme.validate();
+    require(DynamicsWithExactOU<D> || !scheme.leimkuhler_matthews(),
+            "scheme '{}': Leimkuhler & Matthews's gradient_kick/exact_ou stages need a dynamics with an exact Ornstein-Uhlenbeck "
+            "step (DynamicsWithExactOU: sghmc has one; sgnht has not, its friction ξ being a variable of the state)",
+            scheme.name);
     require(NoiseScaledState<State> || step_size.explore_steps() == 0,
             "step_size.explore: this dynamics' state has no noise_scale, so it cannot take noise-free exploration steps");
     return dynamics.init(std::move(x0), rng);

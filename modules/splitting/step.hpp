@@ -16,10 +16,19 @@ inline bool aboba_at(std::span<const Stage> stages, std::size_t i) {
          stages[i + 3].op == Op::B && stages[i + 4].op == Op::A;
 }
 
-/// One sub-step of the plain walk.
+/// Σ t_k² over the gradient_kick stages of a step of size h: V̂ times it is the variance the step's kicks
+/// add to v (each draws its own gradient, so their noises are independent), what exact_ou corrects for.
+inline double kick_variance(std::span<const Stage> stages, double h) {
+  double sum = 0;
+  for (const Stage& s : stages)
+    if (s.op == Op::gradient_kick) sum += (s.fraction * h) * (s.fraction * h);
+  return sum;
+}
+
+/// One sub-step of the plain walk (`kick_variance`: see above; read by exact_ou only).
 template <class D, class P, class R>
   requires Dynamics<D>
-void substep(const D& dyn, Op op, typename D::State& state, const P& potential, double t, R& rng) {
+void substep(const D& dyn, Op op, typename D::State& state, const P& potential, double t, R& rng, double kick_variance = 0.0) {
   switch (op) {
     case Op::A: dyn.A(state, t); break;
     case Op::B: dyn.B(state, t); break;
@@ -28,6 +37,16 @@ void substep(const D& dyn, Op op, typename D::State& state, const P& potential, 
       else throw Error("scheme: a B_explicit stage (the Euler scheme) needs a dynamics with a first-order friction");
       break;
     case Op::O: dyn.O(state, potential, t, rng); break;
+    // Leimkuhler & Matthews's B and O. splitting::Sampler refuses such a scheme at init on a dynamics
+    // without them; this throw is for a caller of step() who skipped that check.
+    case Op::gradient_kick:
+      if constexpr (DynamicsWithExactOU<D>) dyn.gradient_kick(state, potential, t, rng);
+      else throw Error("scheme: a gradient_kick stage (Leimkuhler & Matthews's B) needs a dynamics with an exact OU step (DynamicsWithExactOU)");
+      break;
+    case Op::exact_ou:
+      if constexpr (DynamicsWithExactOU<D>) dyn.exact_ou(state, t, kick_variance, rng);
+      else throw Error("scheme: an exact_ou stage (Leimkuhler & Matthews's O) needs a dynamics with an exact OU step (DynamicsWithExactOU)");
+      break;
   }
 }
 
@@ -50,7 +69,8 @@ void step(const D& dyn, const S& scheme, typename D::State& state, const P& pote
         }
       }
     }
-    substep(dyn, stages[i].op, state, potential, stages[i].fraction * h, rng);
+    const double kicks = stages[i].op == Op::exact_ou ? kick_variance(stages, h) : 0.0;
+    substep(dyn, stages[i].op, state, potential, stages[i].fraction * h, rng, kicks);
   }
 }
 

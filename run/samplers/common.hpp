@@ -79,16 +79,24 @@ inline schedule::StepSize read_step_size(Fields& f, json& out, const RunLength& 
   return s;
 }
 
-/// The splitting scheme (`scheme`, default aboba).
-inline splitting::StageList read_scheme(Fields& f, json& out) {
+/// The splitting scheme (`scheme`, default aboba): aboba, baoab, obabo, euler in the seed papers' letters
+/// (B friction, O noisy kick), or lm_baoab, Leimkuhler & Matthews's BAOAB (gradient-only kick, exact OU).
+/// `exact_ou` false: the sampler's dynamics has no exact OU step (sgnht), and lm_baoab is refused here.
+inline splitting::StageList read_scheme(Fields& f, json& out, bool exact_ou = true) {
   const std::string name = f.string("scheme", "aboba");
+  splitting::StageList s;
   try {
-    const splitting::StageList s = splitting::scheme_by_name(name);
-    out["scheme"] = name;
-    return s;
+    s = splitting::scheme_by_name(name);
   } catch (const Error& e) {
     fail(f.at("scheme"), e.what());
   }
+  if (s.leimkuhler_matthews() && !exact_ou)
+    fail(f.at("scheme"), fmt::format("'{}' (Leimkuhler & Matthews's BAOAB) needs an exact Ornstein-Uhlenbeck step, which '{}' has "
+                                     "not: its friction is the thermostat ξ, a variable of the state (docs/samplers.md). Use "
+                                     "sghmc, or a scheme in the seed papers' letters (aboba, baoab, obabo, euler)",
+                                     name, printable(f.string("name"))));
+  out["scheme"] = name;
+  return s;
 }
 
 /// Refuses a gradient-noise correction (the number `value`, or `empirical_fisher`; the field at `path`)

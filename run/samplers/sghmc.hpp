@@ -9,7 +9,8 @@
 namespace sgmcmc::run {
 
 /// {"name": "sghmc" | "sggmc", "step_size": h, "friction": C (a number or a diagonal), "noise_estimate": V̂
-///  | "empirical_fisher", "scheme": aboba | baoab | obabo | euler}, or learning_rate/momentum_decay/beta_hat.
+///  | "empirical_fisher", "scheme": aboba | baoab | obabo | euler (the seed papers' letters) | lm_baoab
+///  (Leimkuhler & Matthews's BAOAB)}, or learning_rate/momentum_decay/beta_hat.
 inline SamplerEntry sghmc_sampler() {
   return {{"sghmc", "sggmc"}, "stochastic gradient HMC (SGGMC on a manifold)",
           [](Fields& f, const ManifoldChoice& manifold, const TargetChoice& target, const RunLength& run) {
@@ -53,6 +54,9 @@ inline SamplerEntry sghmc_sampler() {
               }
             }
             const auto scheme = read_scheme(f, out);
+            if (scheme.leimkuhler_matthews() && noise.empirical_fisher)
+              fail(f.at("noise_estimate"), "empirical_fisher is not available with scheme lm_baoab (Leimkuhler & Matthews's BAOAB): "
+                                           "give a number, or a scheme in the seed papers' letters");
             const auto pre = read_precondition(f, out, manifold, "sghmc", run);
             if (pre.enabled && noise.empirical_fisher)
               fail(f.at("preconditioner"), "empirical_fisher estimates the noise of the unscaled gradient: give a number with a preconditioner");
@@ -60,7 +64,10 @@ inline SamplerEntry sghmc_sampler() {
                               const sghmc::Sampler<AnyManifold> s{{m, friction, noise.value, noise.empirical_fisher}, scheme, step};
                               return chain_preconditioned(pre, s, t, std::move(x0), rng);
                             }, step};
-            if (step.kind == schedule::StepSize::Kind::constant && !friction.is_diagonal() && !pre.enabled && !noise.empirical_fisher)
+            // The noise balance's excess temperature h(V̄ − V̂)/(2C) is the seed O's (one kick of h per step);
+            // lm_baoab's two half kicks and exact OU balance otherwise (docs/math.md#leimkuhler-matthews-baoab).
+            if (step.kind == schedule::StepSize::Kind::constant && !friction.is_diagonal() && !pre.enabled && !noise.empirical_fisher &&
+                !scheme.leimkuhler_matthews())
               c.noise_balance = NoiseBalance{step.a, friction.scalar, noise.value};
             return c;
           }};

@@ -220,6 +220,8 @@ constexpr Allocating kAllocating[] = {
     {"sghmc", "stiefel", "baoab", 86, kStiefel},                      // 2F + P
     {"sghmc", "stiefel", "obabo", 47, kStiefel},                      // F + 2P
     {"sghmc", "stiefel", "euler", 45, kStiefel},                      // F + P
+    {"sghmc (diagonal friction)", "stiefel", "lm_baoab", 90, kStiefel},  // 2F + 3P
+    {"sghmc", "stiefel", "lm_baoab", 90, kStiefel},                      // 2F + 3P
     {"sgnht", "stiefel", "aboba", 86, kStiefel},                      // 2F + P
     {"sgnht", "stiefel", "baoab", 86, kStiefel},                      // 2F + P
     {"sgnht", "stiefel", "obabo", 47, kStiefel},                      // F + 2P
@@ -295,6 +297,7 @@ struct QuadraticWithNoise : Quadratic {
   }
 };
 
+// The seed papers' letters (splitting::baoab is not Leimkuhler & Matthews's); lm_baoab's rows are added below.
 const std::vector<splitting::StageList> kSchemes{splitting::aboba, splitting::baoab, splitting::obabo, splitting::euler};
 
 /// The samplers that run on any manifold: SGLD; SGHMC with a scalar friction (the fused ABOBA), a
@@ -322,6 +325,15 @@ void any_manifold_samplers(std::vector<Row>& rows, const std::string& name, cons
     rows.push_back({"sgnht", name, s, measure(Sgnht{{manifold, 1.0, 0.1}, scheme, h}, quadratic, x0)});
     rows.push_back({"sgnht (separable U)", name, s, measure(Sgnht{{manifold, 1.0, 0.1}, scheme, h}, separable, x0)});
     rows.push_back({"sgnht (empirical Fisher)", name, s, measure(Sgnht{{manifold, 1.0, 0.0, true}, scheme, h}, quadratic, x0)});
+  }
+  {  // Leimkuhler & Matthews's BAOAB: SGHMC only (SGNHT and the empirical Fisher refuse it at init).
+    const std::string s(splitting::lm_baoab.name);
+    using Sghmc = sghmc::Sampler<M>;
+    rows.push_back({"sghmc", name, s, measure(Sghmc{{manifold, sghmc::Friction(1.0), 0.1}, splitting::lm_baoab, h}, quadratic, x0)});
+    rows.push_back({"sghmc (separable U)", name, s,
+                    measure(Sghmc{{manifold, sghmc::Friction(1.0), 0.1}, splitting::lm_baoab, h}, separable, x0)});
+    rows.push_back({"sghmc (diagonal friction)", name, s,
+                    measure(Sghmc{{manifold, sghmc::Friction(VectorXd::LinSpaced(n, 0.5, 2.0)), 0.1}, splitting::lm_baoab, h}, quadratic, x0)});
   }
   rows.push_back({"sgld", name, "-", measure(sgld::Sampler<M>{manifold, h, 0.1}, quadratic, x0)});
   rows.push_back({"sgld (separable U)", name, "-", measure(sgld::Sampler<M>{manifold, h, 0.1}, separable, x0)});

@@ -66,6 +66,8 @@ TEST_CASE("resume N steps after N steps equals 2N steps, sample for sample, for 
       {{"name", "sghmc"}, {"step_size", 0.1}, {"friction", 2.0}, {"noise_estimate", 0.25}, {"scheme", "aboba"}},
       {{"name", "sghmc"}, {"step_size", 0.1}, {"friction", {1.0, 3.0}}, {"scheme", "baoab"}},
       {{"name", "sghmc"}, {"step_size", 0.1}, {"scheme", "obabo"}},
+      // Leimkuhler & Matthews's BAOAB: a fresh gradient per kick, none cached in the state to carry over.
+      {{"name", "sghmc"}, {"step_size", 0.1}, {"friction", 2.0}, {"noise_estimate", 0.25}, {"scheme", "lm_baoab"}},
       {{"name", "sghmc"}, {"learning_rate", 0.01}, {"momentum_decay", 0.1}, {"scheme", "euler"}},
       {{"name", "sgnht"}, {"step_size", 0.1}, {"diffusion", 1.5}},
       {{"name", "naive_sghmc"}, {"step_size", 0.05}, {"leapfrog_steps", 5}, {"mh", true}},
@@ -146,6 +148,9 @@ TEST_CASE("bad config: an error naming the JSON path, exit code 1, no output wri
       {no_step, "/sampler/step_size: required field is missing"},
       {with("/sampler/name", "sgxyz"), "/sampler/name: unknown sampler 'sgxyz'"},
       {with("/sampler/scheme", "abab"), "/sampler/scheme: unknown scheme 'abab'"},
+      {with("/sampler/scheme", "abab"), "lm_baoab, Leimkuhler & Matthews's BAOAB"},  // the known list names it
+      {base_config({{"name", "sgnht"}, {"step_size", 0.1}, {"scheme", "lm_baoab"}}),
+       "/sampler/scheme: 'lm_baoab' (Leimkuhler & Matthews's BAOAB) needs an exact Ornstein-Uhlenbeck step, which 'sgnht' has not"},
       {with("/target/mean", json::array({0, 0, 0})), "/target/mean: expected 2 numbers, got 3"},
       {with("/target/cov", json::array({json::array({1, 2}), json::array({2, 1})})), "/target/cov: expected a positive definite matrix"},
       {with("/steps", "many"), "/steps: expected an integer >= 0, got \"many\""},

@@ -4,6 +4,7 @@
 #include <doctest/doctest.h>
 
 #include <cmath>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -57,6 +58,8 @@ Affine linear_scheme(const splitting::StageList& scheme, const MatrixXd& P, doub
         T.bottomLeftCorner(d, d) = -t * P;
         N.bottomRightCorner(d, d) = (2 * C * t - V * t * t + t * t * sigma * sigma) * I;  // injected + gradient noise
         break;
+      case Op::gradient_kick:  // Leimkuhler & Matthews's letters: modelled in lm_baoab_stat.cpp
+      case Op::exact_ou: throw std::logic_error("linear_scheme: lm_baoab's operations are modelled in tests/core/lm_baoab_stat.cpp");
     }
     a.M = (T * a.M).eval();
     a.S = (T * a.S * T.transpose() + N).eval();
@@ -111,6 +114,7 @@ TEST_CASE("each scheme's empirical covariance matches its exact discrete station
   const MatrixXd P = kCov.inverse();
   const double h = 0.15, C = 1.0, V = 0.5, sigma = 1.0;  // V̂ ≠ σ² on purpose: the bookkeeping must be exact
   const auto potential = noisy_gaussian(sigma);
+  // splitting::baoab: the seed papers' letters (B friction, O noisy kick), not Leimkuhler & Matthews's (lm_baoab).
   for (const auto& scheme : {splitting::aboba, splitting::baoab, splitting::obabo, splitting::euler}) {
     const Affine a = linear_scheme(scheme, P, C, V, sigma, h);
     const MatrixXd exact = testing::discrete_lyapunov(a.M, a.S).topLeftCorner(2, 2);

@@ -86,6 +86,22 @@ struct FusableMinimalDynamics : DynamicsWithoutExplicitFriction {
 struct DynamicsWithVoidFusion : DynamicsWithoutExplicitFriction {  // must say whether it fused
   template <class P, class R> void fused_ABOBA(State&, const ABOBATimes&, const P&, R&) const {}
 };
+// Leimkuhler & Matthews's operations: the minimal opt-in, and near misses.
+struct MinimalDynamicsWithExactOU : DynamicsWithoutExplicitFriction {
+  template <class P, class R> void gradient_kick(State&, const P&, double, R&) const {}
+  template <class R> void exact_ou(State&, double, double, R&) const {}
+};
+struct DynamicsWithKickOnly : DynamicsWithoutExplicitFriction {  // a gradient kick but no OU step
+  template <class P, class R> void gradient_kick(State&, const P&, double, R&) const {}
+};
+struct DynamicsWithOUWithoutKickVariance : DynamicsWithoutExplicitFriction {  // an OU that cannot correct for the kicks' noise
+  template <class P, class R> void gradient_kick(State&, const P&, double, R&) const {}
+  template <class R> void exact_ou(State&, double, R&) const {}
+};
+struct ExactOUWithoutO : DynamicsWithoutO {  // the L–M operations do not replace the minimal contract
+  template <class P, class R> void gradient_kick(State&, const P&, double, R&) const {}
+  template <class R> void exact_ou(State&, double, double, R&) const {}
+};
 // Fused sweeps: the hook with the concrete ChunkKick, and near misses.
 struct ManifoldWithFusedSweepHook : ManifoldWithFlow {
   std::uint64_t flow_kick_flow(Point&, Point&, double, ChunkKick, double) const { return 0; }
@@ -305,6 +321,14 @@ static_assert(!Dynamics<DynamicsWithoutO>);
 // B_explicit left the minimal contract: only the Euler scheme's refinement needs it.
 static_assert(Dynamics<DynamicsWithoutExplicitFriction> && !DynamicsWithExplicitFriction<DynamicsWithoutExplicitFriction>);
 static_assert(DynamicsWithExplicitFriction<sghmc::Dynamics<Euclidean>> && DynamicsWithExplicitFriction<sgnht::Dynamics<Sphere>>);
+// Leimkuhler & Matthews's gradient-only kick and exact OU (splitting::lm_baoab): SGHMC has them on every
+// manifold; SGNHT has not (its friction ξ is a state variable).
+static_assert(DynamicsWithExactOU<sghmc::Dynamics<Euclidean>> && DynamicsWithExactOU<sghmc::Dynamics<Sphere>> &&
+              DynamicsWithExactOU<sghmc::Dynamics<DynamicProduct>>);
+static_assert(!DynamicsWithExactOU<sgnht::Dynamics<Euclidean>> && !DynamicsWithExactOU<sgnht::Dynamics<Sphere>>);
+static_assert(DynamicsWithExactOU<MinimalDynamicsWithExactOU>);
+static_assert(!DynamicsWithExactOU<DynamicsWithKickOnly> && !DynamicsWithExactOU<DynamicsWithOUWithoutKickVariance>);
+static_assert(!DynamicsWithExactOU<ExactOUWithoutO> && !DynamicsWithExactOU<DynamicsWithoutExplicitFriction>);
 // The dynamics half of the fused sweep.
 static_assert(FusableDynamics<sghmc::Dynamics<Euclidean>> && FusableDynamics<sghmc::Dynamics<Sphere>>);
 static_assert(FusableDynamics<sgnht::Dynamics<Euclidean>> && FusableDynamics<sgnht::Dynamics<DynamicProduct>>);
@@ -325,6 +349,7 @@ static_assert(Scheme<splitting::StageList>);
 
 TEST_CASE("schemes are palindromic where they claim second order") {
   // Catches: a typo in a stage list that breaks the symmetry ABOBA/BAOAB/OBABO need for weak order 2.
+  // splitting::baoab: the seed papers' letters (B friction, O noisy kick), not Leimkuhler & Matthews's (lm_baoab).
   for (const auto& s : {splitting::aboba, splitting::baoab, splitting::obabo}) {
     const auto st = s.stages();
     double total_a = 0, total_o = 0;
@@ -337,5 +362,18 @@ TEST_CASE("schemes are palindromic where they claim second order") {
     CHECK(total_a == 1.0);  // the flow covers one whole step
     CHECK(total_o == 1.0);  // the kicks add to one whole step
   }
+  // Leimkuhler & Matthews's BAOAB: palindromic too, in its own letters, and none of the seed's.
+  const auto lm = splitting::lm_baoab.stages();
+  for (std::size_t i = 0; i < lm.size(); ++i) {
+    CHECK(lm[i].op == lm[lm.size() - 1 - i].op);
+    CHECK(lm[i].fraction == lm[lm.size() - 1 - i].fraction);
+    CHECK(lm[i].op != Op::B);
+    CHECK(lm[i].op != Op::O);
+  }
+  CHECK(splitting::lm_baoab.leimkuhler_matthews());
+  CHECK(!splitting::baoab.leimkuhler_matthews());
+  CHECK(splitting::scheme_by_name("lm_baoab").name == "lm_baoab");
+  CHECK(splitting::scheme_by_name("baoab").stages()[0].op == Op::B);  // the config name keeps the seed's meaning
   CHECK_THROWS_WITH_AS(splitting::scheme_by_name("abba"), doctest::Contains("unknown scheme 'abba'"), Error);
+  CHECK_THROWS_WITH_AS(splitting::scheme_by_name("abba"), doctest::Contains("lm_baoab, Leimkuhler & Matthews's BAOAB"), Error);
 }

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include <sgmcmc/manifolds/euclidean.hpp>
+#include <sgmcmc/manifolds/sphere.hpp>
 #include <sgmcmc/models/gaussian.hpp>
 #include <sgmcmc/modules/random/stream.hpp>
 #include <sgmcmc/modules/splitting/step.hpp>
@@ -84,7 +85,124 @@ struct RecordingWithoutExplicit {
 };
 static_assert(Dynamics<RecordingWithoutExplicit> && !DynamicsWithExplicitFriction<RecordingWithoutExplicit>);
 
+// Records Leimkuhler & Matthews's operations too: K = gradient_kick, U = exact_ou (with the kicks' Σ t_k²).
+struct RecordingLM : RecordingWithoutExplicit {
+  template <class P, class R> void gradient_kick(State& s, const P&, double t, R&) const { s.log += fmt::format("K{} ", t); }
+  template <class R> void exact_ou(State& s, double t, double kicks, R&) const { s.log += fmt::format("U{}({:.4f}) ", t, kicks); }
+};
+static_assert(DynamicsWithExactOU<RecordingLM> && !DynamicsWithExactOU<RecordingWithoutExplicit>);
+
+std::string validate_message(const splitting::StageList& s) {
+  try {
+    s.validate();
+  } catch (const Error& e) {
+    return std::string(e.what());
+  }
+  return std::string("no error");
+}
+
 }  // namespace
+
+TEST_CASE("lm_baoab runs K½ A½ U1 A½ K½ and tells the OU the kicks' Σ t_k²; a dynamics without the operations is refused") {
+  // Catches: lm_baoab's stage list mistyped; the OU told the wrong kick variance (Σ t_k² = 2·(h/2)² =
+  // h²/2: one fresh gradient per kick); a gradient_kick or exact_ou silently skipped (or run as the
+  // seed's B or O) on a dynamics that lacks them.
+  RecordingLM::State st;
+  ScriptedEngine rng;
+  splitting::step(RecordingLM{}, splitting::lm_baoab, st, Quadratic{}, 0.2, rng);
+  CHECK(st.log == "K0.1 A0.1 U0.2(0.0200) A0.1 K0.1 ");
+  RecordingWithoutExplicit::State st2;
+  CHECK_THROWS_WITH_AS(splitting::step(RecordingWithoutExplicit{}, splitting::lm_baoab, st2, Quadratic{}, 0.2, rng),
+                       doctest::Contains("gradient_kick"), Error);
+  // The sampler refuses it at init, before any step: SGNHT has no exact OU.
+  random::Stream r0(1, 0);
+  const sgnht::Sampler<Euclidean> sgnht{{Euclidean(2), 1.0, 0.0}, splitting::lm_baoab};
+  CHECK_THROWS_WITH_AS(sgnht.init(VectorXd::Zero(2), r0), doctest::Contains("scheme 'lm_baoab'"), Error);
+}
+
+TEST_CASE("a scheme in Leimkuhler & Matthews's letters is checked: each part adding up to h, one OU, no seed letters") {
+  // Catches: a scheme that mixes the two alphabets (the friction and its noise applied twice), kicks that
+  // do not add up to h, two OU stages (the noise correction is derived for one per step).
+  CHECK(validate_message(splitting::lm_baoab) == "no error");
+  CHECK(validate_message(splitting::StageList{"mixed", {{{Op::gradient_kick, 1.0}, {Op::A, 1.0}, {Op::exact_ou, 1.0}, {Op::O, 1.0}}}, 4})
+            .find("mixes the seed papers' B/B_explicit/O") != std::string::npos);
+  CHECK(validate_message(splitting::StageList{"half", {{{Op::gradient_kick, 0.5}, {Op::A, 1.0}, {Op::exact_ou, 1.0}}}, 3}) ==
+        "scheme 'half': the fractions of gradient_kick (the gradient-only kick) add up to 0.5, not 1: a step would not integrate it over h");
+  CHECK(validate_message(splitting::StageList{"no_ou", {{{Op::gradient_kick, 1.0}, {Op::A, 1.0}}}, 2}).find("exact_ou (the Ornstein-Uhlenbeck step) add up to 0") !=
+        std::string::npos);
+  CHECK(validate_message(splitting::StageList{"two_ou", {{{Op::exact_ou, 0.5}, {Op::gradient_kick, 0.5}, {Op::A, 1.0}, {Op::gradient_kick, 0.5},
+                                                          {Op::exact_ou, 0.5}}}, 5})
+            .find("expected one exact_ou stage, got 2") != std::string::npos);
+  // L–M's ABOBA-like arrangement in its own letters is a valid step.
+  CHECK(validate_message(splitting::StageList{"lm_aboba", {{{Op::A, 0.5}, {Op::gradient_kick, 0.5}, {Op::exact_ou, 1.0},
+                                                            {Op::gradient_kick, 0.5}, {Op::A, 0.5}}}, 5}) == "no error");
+}
+
+TEST_CASE("SGHMC's gradient_kick and exact_ou do exactly docs/math.md#leimkuhler-matthews-baoab") {
+  // Catches: noise in the gradient kick; an OU with e^{+Ct}, with 2Ct for 1 - e^{-2Ct}, or with the
+  // correction's (1 + e^{-Ct})²/4 factor missing; a correction that may go negative silently; a diagonal
+  // friction treated as its first entry; an OU that leaves the tangent space on the sphere.
+  const double C = 1.5, V = 0.8, t = 0.2, kicks = 0.02;
+  sghmc::Dynamics<Euclidean> dyn{Euclidean(2), sghmc::Friction(C), V};
+  splitting::PhaseState s(VectorXd{{1.0, -2.0}}, VectorXd{{0.5, 0.25}});
+  ScriptedEngine rng{{0.3, -1.2}};
+  dyn.gradient_kick(s, Quadratic{}, 0.1, rng);
+  CHECK(s.v[0] == doctest::Approx(0.5 - 0.1 * 2.0 * 1.0).epsilon(1e-15));
+  CHECK(s.v[1] == doctest::Approx(0.25 - 0.1 * 2.0 * -2.0).epsilon(1e-15));
+  CHECK(s.gradient_evals == 1);
+  CHECK(rng.script.size() == 2);  // no noise drawn
+  s.v = VectorXd{{0.5, 0.25}};
+  dyn.exact_ou(s, t, kicks, rng);
+  const double c = std::exp(-C * t), sd = std::sqrt(1 - c * c - (1 + c) * (1 + c) / 4 * V * kicks);
+  CHECK(s.v[0] == doctest::Approx(c * 0.5 + sd * 0.3).epsilon(1e-14));
+  CHECK(s.v[1] == doctest::Approx(c * 0.25 - sd * 1.2).epsilon(1e-14));
+  CHECK(s.gradient_evals == 1);
+  // The correction may not exceed the OU's own variance; the error names the field.
+  const sghmc::Dynamics<Euclidean> too_noisy{Euclidean(2), sghmc::Friction(C), 4 * (1 - c * c) / ((1 + c) * (1 + c) * kicks) + 1};
+  CHECK_THROWS_WITH_AS(too_noisy.exact_ou(s, t, kicks, rng), doctest::Contains("noise_estimate"), Error);
+  // A diagonal friction, per coordinate.
+  const sghmc::Dynamics<Euclidean> diag{Euclidean(2), sghmc::Friction(VectorXd{{1.0, 4.0}}), 0.0};
+  ScriptedEngine ones{{1.0, 1.0}};
+  s.v = VectorXd{{1.0, 1.0}};
+  diag.exact_ou(s, 0.5, 0.0, ones);
+  CHECK(s.v[0] == doctest::Approx(std::exp(-0.5) + std::sqrt(1 - std::exp(-1.0))));
+  CHECK(s.v[1] == doctest::Approx(std::exp(-2.0) + std::sqrt(1 - std::exp(-4.0))));
+  // On the sphere both operations keep v in T_x S²: the kick's gradient and the OU's noise are projected.
+  const sghmc::Dynamics<Sphere> sphere{Sphere(3), sghmc::Friction(1.0), 0.0};
+  splitting::PhaseState p(VectorXd{{0.0, 0.0, 1.0}}, VectorXd{{0.3, -0.2, 0.0}});
+  ScriptedEngine noise{{0.5, 0.7, 0.9}};
+  sphere.gradient_kick(p, Quadratic{}, 0.1, noise);
+  CHECK(std::abs(p.x.dot(p.v)) < 1e-15);
+  sphere.exact_ou(p, 0.1, 0.0, noise);
+  CHECK(std::abs(p.x.dot(p.v)) < 1e-15);
+  CHECK(p.v[0] == doctest::Approx(std::exp(-0.1) * 0.3 + std::sqrt(1 - std::exp(-0.2)) * 0.5));
+}
+
+TEST_CASE("SGHMC-lm_baoab on Euclidean equals a hand-written Leimkuhler–Matthews BAOAB loop, step for step") {
+  // Catches: anything in the skeleton or the dynamics that makes lm_baoab differ from the textbook
+  // B(h/2) A(h/2) O(h) A(h/2) B(h/2) with a gradient-only B and the exact OU (its draws, their order,
+  // the correction's V̂ h²/2 with (1 + e^{-Ch})²/4).
+  const double h = 0.05, C = 2.0, V = 3.0;
+  sghmc::Sampler<Euclidean> smp{{Euclidean(4), sghmc::Friction(C), V}, splitting::lm_baoab, schedule::StepSize::constant(h)};
+  random::Stream rng(9, 3);
+  auto s = smp.init(VectorXd::LinSpaced(4, -1, 1), rng);
+  VectorXd x = s.x, v = s.v, z(4);
+  random::Stream rng2 = rng;
+  const Quadratic U;
+  const double c = std::exp(-C * h), sd = std::sqrt(1 - c * c - (1 + c) * (1 + c) / 4 * V * h * h / 2);
+  for (int k = 0; k < 100; ++k) {
+    const auto info = smp.step(s, U, rng, static_cast<std::uint64_t>(k));
+    CHECK(info.gradient_evals == 2);
+    v += -0.5 * h * U.a * x;
+    x += 0.5 * h * v;
+    rng2.normals(z);
+    v = c * v + sd * z;
+    x += 0.5 * h * v;
+    v += -0.5 * h * U.a * x;
+  }
+  CHECK((s.x - x).norm() < 1e-12);
+  CHECK((s.v - v).norm() < 1e-12);
+}
 
 TEST_CASE("each scheme calls its sub-steps in order with the right fractions of h") {
   // Catches: a scheme whose stage list is mistyped (wrong letter, wrong fraction, wrong order).
@@ -95,6 +213,7 @@ TEST_CASE("each scheme calls its sub-steps in order with the right fractions of 
     return st.log;
   };
   CHECK(run(splitting::aboba) == "A0.1 B0.1 O0.2 B0.1 A0.1 ");
+  // splitting::baoab: the seed papers' letters (B friction, O noisy kick), not Leimkuhler & Matthews's (lm_baoab).
   CHECK(run(splitting::baoab) == "B0.1 A0.1 O0.2 A0.1 B0.1 ");
   CHECK(run(splitting::obabo) == "O0.1 B0.1 A0.2 B0.1 O0.1 ");
   CHECK(run(splitting::euler) == "A0.2 E0.2 O0.2 ");
@@ -228,6 +347,7 @@ TEST_CASE("SGHMC with the Euler scheme is the SGHMC paper's Eq. 15 in (η, α, �
 TEST_CASE("a scheme is checked when its sampler starts: stages, positive fractions, each part adding up to h") {
   // Catches what issue #39 found running silently: an empty stage list (the chain never moved, status
   // ok) and fractions that do not integrate each part over h (another distribution, no word said).
+  // splitting::baoab: the seed papers' letters (B friction, O noisy kick), not Leimkuhler & Matthews's (lm_baoab).
   for (const splitting::StageList* s : {&splitting::aboba, &splitting::baoab, &splitting::obabo, &splitting::euler})
     CHECK_NOTHROW(s->validate());
   const auto message = [](const splitting::StageList& s) {

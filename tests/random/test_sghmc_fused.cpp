@@ -209,6 +209,7 @@ TEST_CASE("fused ABOBA on the sphere and on products with spheres equals the wal
 TEST_CASE("non-fused cases go through the sub-step walk") {
   const Eigen::Index d = 50;
   const auto target = models::Gaussian::isotropic(VectorXd::Zero(d), 1.0);
+  // splitting::baoab: the seed papers' letters (B friction, O noisy kick), not Leimkuhler & Matthews's (lm_baoab).
   for (const auto& scheme : {splitting::baoab, splitting::obabo, splitting::euler}) {
     CAPTURE(scheme.name);
     compare_flat(sghmc::Sampler<Euclidean>{{Euclidean(d), sghmc::Friction(1.0), 0.0}, scheme,
