@@ -16,7 +16,17 @@ struct StageList {
   std::string_view name;
   std::array<Stage, 8> list{};
   std::size_t count = 0;
+  /// The scheme claims weak order 2, as a symmetric (palindromic) composition of exact sub-flows has
+  /// (Leimkuhler & Matthews 2013, §2; Chen, Ding & Carin 2015, Thm. 3): validate() then requires the
+  /// palindrome, so a user's stage list with a typo cannot claim an order it does not have.
+  bool second_order = false;
   std::span<const Stage> stages() const { return {list.data(), count}; }
+  /// Stage i and stage count − 1 − i are the same operation over the same fraction of h.
+  bool palindromic() const {
+    for (std::size_t i = 0; i < count / 2; ++i)
+      if (list[i].op != list[count - 1 - i].op || list[i].fraction != list[count - 1 - i].fraction) return false;
+    return true;
+  }
   /// Whether the scheme is written in Leimkuhler & Matthews's operations (Op::gradient_kick, Op::exact_ou).
   bool leimkuhler_matthews() const {
     for (const Stage& s : stages())
@@ -35,6 +45,8 @@ struct StageList {
   void validate() const {
     const std::string who = name.empty() ? std::string("scheme") : "scheme '" + std::string(name) + "'";
     require(count >= 1 && count <= list.size(), "{}: expected 1 to {} stages, got {}", who, list.size(), count);
+    require(!second_order || palindromic(), "{}: claims second order (second_order = true) but its stages are not a "
+            "palindrome: only a symmetric composition is second order; make it symmetric or drop the claim", who);
     double a = 0, b = 0, o = 0, kick = 0, ou = 0;
     int ou_stages = 0;
     bool seed = false;
@@ -71,13 +83,13 @@ static_assert(Scheme<StageList>);
 
 /// ABOBA (seed papers' letters: flow, friction, noisy kick): A(h/2) B(h/2) O(h) B(h/2) A(h/2). One gradient per step, symmetric, second order in weak
 /// error (Leimkuhler & Matthews 2013 for the flat case; Liu, Zhu & Song 2016 §3.2 on manifolds).
-inline constexpr StageList aboba{"aboba", {{{Op::A, 0.5}, {Op::B, 0.5}, {Op::O, 1.0}, {Op::B, 0.5}, {Op::A, 0.5}}}, 5};
+inline constexpr StageList aboba{"aboba", {{{Op::A, 0.5}, {Op::B, 0.5}, {Op::O, 1.0}, {Op::B, 0.5}, {Op::A, 0.5}}}, 5, true};
 /// The seed papers' "BAOAB" (config "baoab"), in their letters: friction(h/2) flow(h/2) noisy-kick(h)
 /// flow(h/2) friction(h/2). Also second order. NOT Leimkuhler & Matthews's BAOAB, whose B is a
 /// gradient-only kick and O the exact OU step: that one is `lm_baoab` below.
-inline constexpr StageList baoab{"baoab", {{{Op::B, 0.5}, {Op::A, 0.5}, {Op::O, 1.0}, {Op::A, 0.5}, {Op::B, 0.5}}}, 5};
+inline constexpr StageList baoab{"baoab", {{{Op::B, 0.5}, {Op::A, 0.5}, {Op::O, 1.0}, {Op::A, 0.5}, {Op::B, 0.5}}}, 5, true};
 /// OBABO (seed papers' letters: noisy kick, friction, flow): O(h/2) B(h/2) A(h) B(h/2) O(h/2). Two gradients per step (each O draws a fresh one).
-inline constexpr StageList obabo{"obabo", {{{Op::O, 0.5}, {Op::B, 0.5}, {Op::A, 1.0}, {Op::B, 0.5}, {Op::O, 0.5}}}, 5};
+inline constexpr StageList obabo{"obabo", {{{Op::O, 0.5}, {Op::B, 0.5}, {Op::A, 1.0}, {Op::B, 0.5}, {Op::O, 0.5}}}, 5, true};
 /// First-order Euler in the ordering of the SGHMC paper's Algorithm 2 (Chen, Fox & Guestrin 2014):
 /// θ <- θ + h r, then r <- r - h∇Ũ(θ) - hCr + N(0, 2(C - B̂)h), friction on the old r.
 inline constexpr StageList euler{"euler", {{{Op::A, 1.0}, {Op::B_explicit, 1.0}, {Op::O, 1.0}}}, 3};
@@ -90,7 +102,7 @@ inline constexpr StageList euler{"euler", {{{Op::A, 1.0}, {Op::B_explicit, 1.0},
 /// its x-marginal on a Gaussian target is exact at any h and friction (docs/math.md#leimkuhler-matthews-baoab).
 inline constexpr StageList lm_baoab{"lm_baoab",
                                     {{{Op::gradient_kick, 0.5}, {Op::A, 0.5}, {Op::exact_ou, 1.0}, {Op::A, 0.5}, {Op::gradient_kick, 0.5}}},
-                                    5};
+                                    5, true};
 
 /// The schemes by their config names (docs/config.md): "baoab" is the seed papers' (splitting::baoab),
 /// "lm_baoab" Leimkuhler & Matthews's.

@@ -350,6 +350,11 @@ static_assert(Scheme<splitting::StageList>);
 TEST_CASE("schemes are palindromic where they claim second order") {
   // Catches: a typo in a stage list that breaks the symmetry ABOBA/BAOAB/OBABO need for weak order 2.
   // splitting::baoab: the seed papers' letters (B friction, O noisy kick), not Leimkuhler & Matthews's (lm_baoab).
+  for (const auto& s : {splitting::aboba, splitting::baoab, splitting::obabo, splitting::lm_baoab}) {
+    CHECK(s.second_order);
+    CHECK(s.palindromic());
+  }
+  CHECK_FALSE(splitting::euler.second_order);
   for (const auto& s : {splitting::aboba, splitting::baoab, splitting::obabo}) {
     const auto st = s.stages();
     double total_a = 0, total_o = 0;

@@ -365,6 +365,14 @@ TEST_CASE("a scheme is checked when its sampler starts: stages, positive fractio
         "scheme 'negative': a stage's fraction must be positive, got -1");
   CHECK(message(splitting::StageList{"no_friction", {{{Op::A, 1.0}, {Op::O, 1.0}}}, 2}).find("B (the friction) add up to 0") !=
         std::string::npos);
+  // A scheme that claims second order must be a palindrome (issue #39 item 2); without the claim the
+  // same stages are a valid first-order step.
+  const splitting::StageList lopsided{"lopsided", {{{Op::A, 0.25}, {Op::B, 0.5}, {Op::O, 1.0}, {Op::B, 0.5}, {Op::A, 0.75}}}, 5, true};
+  CHECK(message(lopsided) == "scheme 'lopsided': claims second order (second_order = true) but its stages are not a palindrome: only "
+                             "a symmetric composition is second order; make it symmetric or drop the claim");
+  splitting::StageList first_order = lopsided;
+  first_order.second_order = false;
+  CHECK(message(first_order) == "no error");
   // The sampler refuses it before the first step.
   random::Stream r0(1, 0);
   sghmc::Sampler<Euclidean> bad{{Euclidean(3), sghmc::Friction(1.0), 0.0}, splitting::StageList{"empty", {}, 0}};
