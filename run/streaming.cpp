@@ -236,8 +236,10 @@ json continue_run(std::vector<std::unique_ptr<AnyChain>>& chains, const RunConfi
     phases.push_back(this_phase(interrupted));
     record = record_of(c, summaries, status, kept, std::move(phases), interrupted);
     std::vector<diagnostics::ChainCheck> checks(chains.size());
-    parallel::WorkerPool pool(std::min<unsigned>(static_cast<unsigned>(chains.size()),
-                                                 threads_for(opt, c, over ? over->layout() : distributed::Layout{}, chains.size())));
+    // Rank 0 alone measures them: its threads, never threads_for (which asks the transport for the
+    // ranks on this machine, a collective call the other ranks are not making now).
+    const unsigned threads = opt.threads ? opt.threads : std::max(1u, std::thread::hardware_concurrency());
+    parallel::WorkerPool pool(std::min<unsigned>(static_cast<unsigned>(chains.size()), threads));
     auto finish = [&](std::size_t i, unsigned) { checks[i] = finish_check(checkers[i], c, chains[i]->target()); };
     pool.for_each(chains.size(), finish);
     for (std::size_t i = 0; i < chains.size(); ++i) {
