@@ -144,6 +144,7 @@ struct BasicBnn {
   template <class G>
   void add_part_gradient(const Scalar* w, const std::vector<std::size_t>& idx, std::size_t begin, std::size_t end, Part& p,
                          G& g, double scale) const {
+    if (end == begin) return;  // an empty part (fewer examples than parts) adds nothing; Eigen's sums of 0 columns are UB
     const Eigen::Index d = in(), H = hidden, K = classes, n = static_cast<Eigen::Index>(end - begin);
     p.x.resize(d, n);
     data::gather_columns(data->x, idx, begin, p.x);

@@ -70,7 +70,8 @@ print(stats.attrs["chain_warnings"][1].split(":")[0])
   // The same target at a step that suits it: measured, and no warning.
   write_json(dir, "right.json", logistic(1e-4, 500));
   REQUIRE(run_cli_in(dir, "run right.json -o r.json -q").code == 0);
-  for (const json& chain : read_json(dir / "r.json")["chains"]) {
+  const json right = read_json(dir / "r.json");
+  for (const json& chain : right["chains"]) {
     CHECK(chain["warnings"].empty());
     CHECK(chain["checks"]["configurational_temperature"]["draws"] == 1000);
   }
