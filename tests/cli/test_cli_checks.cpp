@@ -101,29 +101,3 @@ TEST_CASE("HMC at h = 0.5 on a target with sd 0.01: acceptance zero and a chain 
 }
 
 }  // namespace test_cli_checks
-
-namespace test_cli_checks {
-
-TEST_CASE("docs/config.md's complete config runs as it stands, with no warning") {
-  // Catches a complete config in the docs that no longer parses (a renamed field), or that makes a run
-  // the library itself warns about.
-  const std::string doc = slurp(fs::path(SGMCMC_SOURCE_DIR) / "docs" / "config.md");
-  const std::size_t marker = doc.find("<!-- complete-config -->");
-  REQUIRE(marker != std::string::npos);
-  const std::size_t begin = doc.find("```json\n", marker) + 8, end = doc.find("```", begin);
-  const json config = json::parse(doc.substr(begin, end - begin));
-  const fs::path dir = scratch_dir("cli_checks_complete_config");
-  write_json(dir, "complete.json", config);
-  const Result r = run_cli_in(dir, "run complete.json -o run.json");
-  REQUIRE_MESSAGE(r.code == 0, r.err);
-  CHECK(r.out.find("warning") == std::string::npos);
-  const json record = read_json(dir / "run.json");
-  CHECK(record["chains"].size() == 4);
-  for (const json& chain : record["chains"]) {
-    CHECK(chain["warnings"].empty());
-    CHECK(chain["checks"]["configurational_temperature"]["draws"] == 900);
-    CHECK(chain["checks"]["kinetic_temperature"]["draws"] == 900);
-  }
-}
-
-}  // namespace test_cli_checks
