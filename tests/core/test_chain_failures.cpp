@@ -13,6 +13,7 @@
 #include <sgmcmc/driver/chain.hpp>
 #include <sgmcmc/manifolds/sphere.hpp>
 #include <sgmcmc/modules/error.hpp>
+#include <sgmcmc/samplers/recipe.hpp>
 #include <sgmcmc/samplers/sgld.hpp>
 
 namespace test_chain_failures {  // this file's names: its group compiles as one translation unit
@@ -69,6 +70,35 @@ TEST_CASE("a failure thrown inside a step comes back as a ChainStatus naming the
   CHECK(status.error.find("non-finite state at step 5") == 0);
   CHECK(status.error.find("D: non-finite entry") != std::string::npos);
   CHECK(draws.count() == 4);  // the draws kept before it
+}
+
+/// U = 50x²/2: the complete recipe's Euler step at h = 1 multiplies x by −49 each step.
+struct Stiff {
+  template <class R>
+  void gradient(const VectorXd& x, VectorXd& g, R&) const { g = 50.0 * x; }
+};
+
+TEST_CASE("the complete-recipe sampler diverging: a ChainStatus naming the divergence, not an exception blaming D") {
+  // Issue #39: it threw "D: non-finite entry at z = (nan, nan)". D depends on z (0·z₀, NaN once z is
+  // not finite), so the D check meets the diverged state unless the driver's own check does first.
+  const auto d = [](const auto& z) {
+    using T = typename std::decay_t<decltype(z)>::Scalar;
+    Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic> m = Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic>::Identity(z.size(), z.size());
+    m(0, 0) += T(0.0) * z[0];
+    return m;
+  };
+  const auto q = [](const auto& z) {
+    using T = typename std::decay_t<decltype(z)>::Scalar;
+    return Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic>::Zero(z.size(), z.size()).eval();
+  };
+  recipe::Sampler<recipe::Fields<decltype(d), decltype(q)>> sampler{{d, q}};
+  sampler.step_size = 1.0;
+  Chain chain(sampler, Stiff{}, VectorXd::Ones(1), random::Stream(4, 0));
+  Draws draws;
+  ChainStatus status;
+  CHECK_NOTHROW(status = chain.advance(2000, Retention::none(), draws));
+  REQUIRE_FALSE(status.ok());
+  CHECK(status.error.find("non-finite state at step") == 0);
 }
 
 TEST_CASE("a numerical failure with a finite state is named with its step") {
