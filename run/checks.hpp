@@ -7,6 +7,7 @@
 // Gibbs step and the whole data set on this process, and costs one exact gradient per draw it uses.
 #include <algorithm>
 #include <cstddef>
+#include <optional>
 #include <string>
 
 #include <fmt/format.h>
@@ -31,11 +32,27 @@ inline diagnostics::ChainChecker::Facts check_facts(const output::RunHeader& hea
           .momentum_dim = has(stats::kinetic_energy) ? static_cast<Eigen::Index>(c.manifold.manifold.intrinsic_dim()) : 0};
 }
 
+/// Why the draws of a run have no fixed target score −∇U to be measured against — what the Stein
+/// diagnostics (run/stein.hpp, which refuse with it) and the configurational temperature (skipped with
+/// it) both need: the record's field to blame and the reason; nullopt when they have one.
+struct NoTargetScore {
+  const char* field;
+  std::string needs;  ///< "<what is needed>; <why this run has not>"
+};
+inline std::optional<NoTargetScore> no_target_score(const RunConfig& c) {
+  if (!c.manifold.geometry.flat)
+    return NoTargetScore{"/config/manifold", fmt::format("a target on euclidean space; this run is on {} (the Stein operator there "
+                                                         "needs the manifold's own divergence)", c.manifold.kind)};
+  if (!c.target.target.has_value())
+    return NoTargetScore{"/config/target/name", fmt::format("an exact gradient for the draws' scores; target '{}' has none", c.target.kind)};
+  if (c.target.gradient.gibbs_every > 0)
+    return NoTargetScore{"/config/target/gibbs_every", "a fixed target score; the Gibbs step redraws the prior precisions, so θ has none"};
+  return std::nullopt;
+}
+
 /// Why this run's configurational temperature cannot be measured; empty when it can.
 inline std::string configurational_skip_reason(const RunConfig& c) {
-  if (!c.manifold.geometry.flat) return fmt::format("the draws are on a manifold ({}): it is defined on euclidean space", c.manifold.kind);
-  if (!c.target.target.has_value()) return fmt::format("target '{}' has no exact gradient", c.target.kind);
-  if (c.target.gradient.gibbs_every > 0) return "the Gibbs step redraws the prior precisions: the draws have no fixed target score";
+  if (const auto no = no_target_score(c)) return "it needs " + no->needs;
   if (c.shards > 1) return "the target's data are sharded over the MPI ranks";
   return {};
 }

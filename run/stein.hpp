@@ -17,6 +17,7 @@
 #include <fmt/format.h>
 
 #include <sgmcmc/modules/diagnostics/stein.hpp>
+#include <sgmcmc/run/checks.hpp>
 #include <sgmcmc/run/log_likelihood.hpp>
 #include <sgmcmc/run/data_files.hpp>
 #include <sgmcmc/run/make_chain.hpp>
@@ -36,16 +37,10 @@ inline constexpr int gradient_noise_batches = 32;
 
 namespace detail {
 
-/// Refuses what the Stein diagnostics cannot measure, naming the record's field.
+/// Refuses what the Stein diagnostics cannot measure, naming the record's field (run/checks.hpp's
+/// no_target_score, which the default checks' configurational temperature asks too).
 inline void require_stein_target(const RunConfig& c) {
-  if (!c.manifold.geometry.flat)
-    fail("/config/manifold", fmt::format("the Stein diagnostics need a target on euclidean space; this run is on {} (the Stein "
-                                         "operator there needs the manifold's own divergence)",
-                                         c.manifold.kind));
-  if (!c.target.target.has_value())
-    fail("/config/target/name", fmt::format("target '{}' has no exact gradient for the draws' scores", c.target.kind));
-  if (c.target.gradient.gibbs_every > 0)
-    fail("/config/target/gibbs_every", "the Gibbs step redraws the prior precisions: θ has no fixed target score to measure against");
+  if (const auto no = no_target_score(c)) fail(no->field, "the Stein diagnostics need " + no->needs);
 }
 
 /// −∇U at every draw (columns of d × n).

@@ -48,6 +48,7 @@ TEST_CASE("SGLD at h = 1e-2 on a logistic regression: R-hat 1.00, and every outp
     REQUIRE(chain["warnings"].size() == 1);
     CHECK(chain["warnings"][0]["kind"] == "configurational_temperature");
     const json& t = chain["checks"]["configurational_temperature"];
+    MESSAGE("h = 1e-2: T_conf = " << t["value"].get<double>() << " ± " << t["se"].get<double>());  // docs/diagnostics.md's numbers
     CHECK(t["value"].get<double>() > 10);  // the draws are far wider than the posterior
     CHECK(t["draws"] == 1000);
   }
@@ -72,6 +73,8 @@ print(stats.attrs["chain_warnings"][1].split(":")[0])
   REQUIRE(run_cli_in(dir, "run right.json -o r.json -q").code == 0);
   const json right = read_json(dir / "r.json");
   for (const json& chain : right["chains"]) {
+    const json& t = chain["checks"]["configurational_temperature"];
+    MESSAGE("h = 1e-4: T_conf = " << t["value"].get<double>() << " ± " << t["se"].get<double>());
     CHECK(chain["warnings"].empty());
     CHECK(chain["checks"]["configurational_temperature"]["draws"] == 1000);
   }
