@@ -151,7 +151,7 @@ TEST_CASE("glm model: reported parameters, their inverse, and brms's names") {
 }
 
 namespace {
-std::string error_of(auto&& make) {
+std::string model_error(auto&& make) {
   try {
     make();
   } catch (const Error& e) {
@@ -166,23 +166,23 @@ std::string error_of(auto&& make) {
 TEST_CASE("glm model: make_glm refuses what the model cannot be") {
   GlmData bad = small_data("bernoulli");
   bad.y[3] = 2;
-  CHECK(error_of([&] { make_glm(bad, make_family("bernoulli")); }) == "glm: example 4: response 2 (trials 1) is not 0 or 1");
-  CHECK(error_of([&] { make_glm(small_data("binomial"), make_family("poisson")); }) ==
+  CHECK(model_error([&] { make_glm(bad, make_family("bernoulli")); }) == "glm: example 4: response 2 (trials 1) is not 0 or 1");
+  CHECK(model_error([&] { make_glm(small_data("binomial"), make_family("poisson")); }) ==
         "glm: trials are for the binomial family only (family is poisson)");
   GlmData no_trials = small_data("binomial");
   no_trials.trials.resize(0);
-  CHECK(error_of([&] { make_glm(no_trials, make_family("binomial")); }) == "glm: binomial needs trials for each of the 9 examples, got 0");
+  CHECK(model_error([&] { make_glm(no_trials, make_family("binomial")); }) == "glm: binomial needs trials for each of the 9 examples, got 0");
   GlmPriors p;
   p.b = {parse_prior("normal(0, 1)"), parse_prior("exponential(1)")};
-  CHECK(error_of([&] { make_glm(small_data("gaussian"), make_family("gaussian"), p); }) ==
+  CHECK(model_error([&] { make_glm(small_data("gaussian"), make_family("gaussian"), p); }) ==
         "glm: prior exponential(1) on b_x2: its support is (0, inf) and a coefficient is unbounded");
   GlmPriors q;
   q.aux = {Flat{}, Flat{}};
-  CHECK(error_of([&] { make_glm(small_data("gaussian"), make_family("gaussian"), q); }) ==
+  CHECK(model_error([&] { make_glm(small_data("gaussian"), make_family("gaussian"), q); }) ==
         "glm: 2 priors for the 1 auxiliary parameters of family gaussian");
   GlmData gamma = small_data("gamma");
   gamma.y[0] = 0;
-  CHECK(error_of([&] { make_glm(gamma, make_family("gamma")); }) == "glm: example 1: response 0 (trials 1) is not a positive number");
+  CHECK(model_error([&] { make_glm(gamma, make_family("gamma")); }) == "glm: example 1: response 0 (trials 1) is not a positive number");
 }
 
 }  // namespace sgmcmc::test_glm

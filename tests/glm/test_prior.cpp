@@ -92,7 +92,7 @@ TEST_CASE("glm prior: to_string gives brms's text, which parses back to the same
 }
 
 namespace {
-std::string error_of(const char* text) {
+std::string prior_error(const char* text) {
   try {
     parse_prior(text);
   } catch (const Error& e) {
@@ -105,22 +105,22 @@ std::string error_of(const char* text) {
 // Would catch: a typo'd prior silently read as flat or as another distribution, and messages that do
 // not say which text and what is wrong.
 TEST_CASE("glm prior: parse errors name the text and the problem") {
-  CHECK(error_of("norml(0, 1)") ==
+  CHECK(prior_error("norml(0, 1)") ==
         "prior \"norml(0, 1)\": unknown distribution \"norml\" (expected normal, student_t, cauchy, laplace, exponential, gamma or flat)");
-  CHECK(error_of("normal(0)") == "prior \"normal(0)\": normal takes 2 arguments (mu, sigma), got 1");
-  CHECK(error_of("student_t(0, 1)") == "prior \"student_t(0, 1)\": student_t takes 3 arguments (nu, mu, sigma), got 2");
-  CHECK(error_of("normal(0, -1)") == "prior \"normal(0, -1)\": sigma must be positive, got -1");
-  CHECK(error_of("cauchy(0, 0)") == "prior \"cauchy(0, 0)\": sigma must be positive, got 0");
-  CHECK(error_of("exponential(-2)") == "prior \"exponential(-2)\": lambda must be positive, got -2");
-  CHECK(error_of("gamma(2, 0)") == "prior \"gamma(2, 0)\": beta must be positive, got 0");
-  CHECK(error_of("student_t(-3, 0, 1)") == "prior \"student_t(-3, 0, 1)\": nu must be positive, got -3");
-  CHECK(error_of("normal(0, x)") == "prior \"normal(0, x)\": argument 2 (\"x\") is not a finite number");
-  CHECK(error_of("normal(0, inf)") == "prior \"normal(0, inf)\": argument 2 (\"inf\") is not a finite number");
-  CHECK(error_of("normal 0, 1") == "prior \"normal 0, 1\": unknown distribution \"normal 0, 1\" (expected normal, student_t, cauchy, "
+  CHECK(prior_error("normal(0)") == "prior \"normal(0)\": normal takes 2 arguments (mu, sigma), got 1");
+  CHECK(prior_error("student_t(0, 1)") == "prior \"student_t(0, 1)\": student_t takes 3 arguments (nu, mu, sigma), got 2");
+  CHECK(prior_error("normal(0, -1)") == "prior \"normal(0, -1)\": sigma must be positive, got -1");
+  CHECK(prior_error("cauchy(0, 0)") == "prior \"cauchy(0, 0)\": sigma must be positive, got 0");
+  CHECK(prior_error("exponential(-2)") == "prior \"exponential(-2)\": lambda must be positive, got -2");
+  CHECK(prior_error("gamma(2, 0)") == "prior \"gamma(2, 0)\": beta must be positive, got 0");
+  CHECK(prior_error("student_t(-3, 0, 1)") == "prior \"student_t(-3, 0, 1)\": nu must be positive, got -3");
+  CHECK(prior_error("normal(0, x)") == "prior \"normal(0, x)\": argument 2 (\"x\") is not a finite number");
+  CHECK(prior_error("normal(0, inf)") == "prior \"normal(0, inf)\": argument 2 (\"inf\") is not a finite number");
+  CHECK(prior_error("normal 0, 1") == "prior \"normal 0, 1\": unknown distribution \"normal 0, 1\" (expected normal, student_t, cauchy, "
                                    "laplace, exponential, gamma or flat)");
-  CHECK(error_of("normal(0, 1") == "prior \"normal(0, 1\": expected normal(mu, sigma) with its arguments in parentheses");
-  CHECK(error_of("flat(1)") == "prior \"flat(1)\": flat takes no arguments (write flat)");
-  CHECK(error_of("") == "prior \"\": unknown distribution \"\" (expected normal, student_t, cauchy, laplace, exponential, gamma or flat)");
+  CHECK(prior_error("normal(0, 1") == "prior \"normal(0, 1\": expected normal(mu, sigma) with its arguments in parentheses");
+  CHECK(prior_error("flat(1)") == "prior \"flat(1)\": flat takes no arguments (write flat)");
+  CHECK(prior_error("") == "prior \"\": unknown distribution \"\" (expected normal, student_t, cauchy, laplace, exponential, gamma or flat)");
 }
 
 }  // namespace sgmcmc::test_glm
