@@ -26,6 +26,8 @@
 #include <tuple>
 #include <type_traits>
 
+#include <Eigen/Core>
+
 #include <sgmcmc/models/glm/link.hpp>
 #include <sgmcmc/models/glm/special.hpp>
 
@@ -57,6 +59,15 @@ concept GlmFamily = requires(const F f, const typename F::Params p, double y, do
   { f.gradient(p, y, n, eta, g) } -> std::same_as<double>;
 };
 
+/// Optional: a family (for some links) that forms the batch's ∂ℓ/∂η in one vectorised pass,
+/// `gradient_batch(p, y, trials, η, d_aux)`: η (an Eigen vector) in, ∂ℓ/∂η out, d_aux[k] += Σ ∂ℓ/∂u_k.
+/// Equal to the per-example `gradient` up to rounding (tests/glm/test_family.cpp); the model's batch
+/// and block passes take it where it exists (the canonical pairs whose derivative is an exp or a
+/// product: a vectorised exp instead of one call per example).
+template <class F>
+concept BatchGlmFamily = GlmFamily<F> && requires(const F f, const typename F::Params p, const Eigen::VectorXd& y, Eigen::VectorXd& eta,
+                                                  std::span<double> g) { f.gradient_batch(p, y, y, eta, g); };
+
 /// The number of auxiliary parameters of F.
 template <class F>
 inline constexpr std::size_t aux_count = std::tuple_size_v<std::remove_cvref_t<decltype(F::aux_names)>>;
@@ -79,6 +90,12 @@ struct Bernoulli {
   static double log_lik(const Params&, double y, double, double eta) { return y > 0 ? L::log_p(eta) : L::log_q(eta); }
   static double gradient(const Params&, double y, double, double eta, std::span<double>) {
     return y > 0 ? L::d_log_p(eta) : L::d_log_q(eta);
+  }
+  /// The logit link's batch (BatchGlmFamily): ∂ℓ/∂η = y − μ, one vectorised exp over the batch.
+  template <class Y, class T, class E>
+    requires std::same_as<L, Logit>
+  static void gradient_batch(const Params&, const Y& y, const T&, E&& eta, std::span<double>) {
+    eta.array() = y.array() - (1.0 + (-eta.array()).exp()).inverse();
   }
 };
 
@@ -104,6 +121,12 @@ struct Binomial {
     if (n - y > 0) d += (n - y) * L::d_log_q(eta);
     return d;
   }
+  /// The logit link's batch: ∂ℓ/∂η = y(1 − μ) − (n − y)μ = y − nμ, one vectorised exp.
+  template <class Y, class T, class E>
+    requires std::same_as<L, Logit>
+  static void gradient_batch(const Params&, const Y& y, const T& n, E&& eta, std::span<double>) {
+    eta.array() = y.array() - n.array() * (1.0 + (-eta.array()).exp()).inverse();
+  }
 };
 
 /// y ∈ {0, 1, …}, mean μ = g⁻¹(η): ℓ = y log μ − μ − log y! (Stan's poisson);
@@ -122,6 +145,12 @@ struct Poisson {
   static double gradient(const Params&, double y, double, double eta, std::span<double>) {
     if (!L::positive(eta)) return detail::nan;
     return (y > 0 ? y * L::d_log_mean(eta) : 0.0) - L::d_mean(eta);
+  }
+  /// The log link's batch: ∂ℓ/∂η = y − eᶯ, one vectorised exp.
+  template <class Y, class T, class E>
+    requires std::same_as<L, Log>
+  static void gradient_batch(const Params&, const Y& y, const T&, E&& eta, std::span<double>) {
+    eta.array() = y.array() - eta.array().exp();
   }
 };
 
@@ -175,6 +204,13 @@ struct Gaussian {
     const double r = y - L::mean(eta);
     d_aux[0] += r * r * p.precision - 1;
     return L::d_mean(eta) * r * p.precision;
+  }
+  /// The identity link's batch: r = y − η, ∂ℓ/∂η = r/σ², Σ ∂ℓ/∂u = Σ (r²/σ² − 1), vectorised.
+  template <class Y, class T, class E>
+    requires std::same_as<L, Identity>
+  static void gradient_batch(const Params& p, const Y& y, const T&, E&& eta, std::span<double> d_aux) {
+    eta.array() = (y.array() - eta.array()) * p.precision;
+    d_aux[0] += eta.squaredNorm() / p.precision - static_cast<double>(eta.size());
   }
 };
 

@@ -155,6 +155,12 @@ struct Glm {
     const Eigen::Index K = predictors();
     auto& [xs, ys, ts, es] = batch;
     if (xs.rows() != K || xs.cols() < n) xs.resize(K, n), ys.resize(n), ts.resize(n), es.resize(n);
+    // Ask for every column's cache lines before copying any (as LogisticRegression::gather_residuals:
+    // the columns lie scattered over the data set).
+    for (Eigen::Index j = 0; j < n; ++j) {
+      const double* col = design->x.data() + static_cast<Eigen::Index>(idx[static_cast<std::size_t>(j)]) * K;
+      for (Eigen::Index k = 0; k < K; k += 8) __builtin_prefetch(col + k);
+    }
     for (Eigen::Index j = 0; j < n; ++j) {
       const auto i = static_cast<Eigen::Index>(idx[static_cast<std::size_t>(j)]);
       xs.col(j) = design->x.col(i);
@@ -235,7 +241,8 @@ struct Glm {
             return total;
           }
           std::array<double, 2> d_aux{0, 0};
-          for (Eigen::Index j = 0; j < n; ++j) e[j] = f.gradient(p, y[j], t[j], e[j], std::span<double>(d_aux.data(), A));
+          if constexpr (BatchGlmFamily<F>) f.gradient_batch(p, y, t, e, std::span<double>(d_aux.data(), A));
+          else for (Eigen::Index j = 0; j < n; ++j) e[j] = f.gradient(p, y[j], t[j], e[j], std::span<double>(d_aux.data(), A));
           // e now holds ∂ℓ_j/∂η_j.
           if (design->intercept) (*g)[0] -= scale * e.sum();
           g->segment(intercept_size(), predictors()).noalias() -= scale * (x * e);

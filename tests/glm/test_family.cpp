@@ -174,3 +174,39 @@ TEST_CASE("glm family: binary links stay finite in the tails") {
 }
 
 }  // namespace sgmcmc::test_glm
+
+namespace sgmcmc::test_glm {
+
+static_assert(BatchGlmFamily<Bernoulli<Logit>> && BatchGlmFamily<Binomial<Logit>> && BatchGlmFamily<Poisson<Log>> &&
+              BatchGlmFamily<Gaussian<Identity>>);
+static_assert(!BatchGlmFamily<Bernoulli<Probit>> && !BatchGlmFamily<Poisson<Sqrt>> && !BatchGlmFamily<Gaussian<Log>> &&
+              !BatchGlmFamily<Student<Identity>>);
+
+// Would catch: a vectorised batch derivative that is not the per-example one (a sign, the trials'
+// factor, the aux sum's count of −1s). Tolerance: the same formula rounded in another order, 1e-14
+// relative to the terms' size.
+TEST_CASE_TEMPLATE("glm family: the vectorised batch derivative equals the per-example one", F, Bernoulli<Logit>, Binomial<Logit>,
+                   Poisson<Log>, Gaussian<Identity>) {
+  const std::vector<Point> pts = points<F>();
+  const auto n = static_cast<Eigen::Index>(pts.size());
+  Eigen::VectorXd y(n), t(n), eta(n), each(n);
+  constexpr std::size_t A = aux_count<F>;
+  const std::array<double, 2> u{0.4, 0};
+  const F f{};
+  const auto p = f.params(std::span<const double>(u.data(), A));
+  std::array<double, 2> aux_each{0, 0}, aux_batch{0, 0};
+  double aux_size = 0;
+  for (Eigen::Index j = 0; j < n; ++j) {
+    const Point& q = pts[static_cast<std::size_t>(j)];
+    y[j] = q.y, t[j] = q.trials, eta[j] = q.eta;
+    std::array<double, 2> one{0, 0};
+    each[j] = f.gradient(p, q.y, q.trials, q.eta, std::span<double>(one.data(), A));
+    aux_each[0] += one[0];
+    aux_size += std::abs(one[0]) + 1;
+  }
+  f.gradient_batch(p, y, t, eta, std::span<double>(aux_batch.data(), A));
+  CHECK(((eta - each).array().abs() <= 1e-14 * (1 + each.array().abs())).all());
+  CHECK(std::abs(aux_batch[0] - aux_each[0]) <= 1e-14 * aux_size);
+}
+
+}  // namespace sgmcmc::test_glm
