@@ -12,18 +12,24 @@
 // - `intercept` (default true);
 // - `prior`: by brms's classes, `b` (every slope), `b_<predictor>` (one slope, overriding `b`),
 //   `Intercept` (on the centred intercept, as brms), and the family's auxiliary parameters (`sigma`,
-//   `shape`, `nu`); flat where not given.
+//   `shape`, `nu`); flat where not given, as Stan, except where a flat prior would leave the posterior
+//   improper: student's `nu` (the likelihood tends to the Gaussian one, a positive constant, as ν → ∞)
+//   and negative_binomial's `shape` (it tends to the Poisson one as φ → ∞) take brms's defaults,
+//   gamma(2, 0.1) and gamma(0.01, 0.01), recorded in the resolved section's `prior`.
 // The fields the registry entry reads around it (batch_size, estimator, with_replacement, names) are
 // not read here. Errors name the JSON path and, for the data, the file, the column and the data row
 // (1 = the first row after the header).
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <map>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include <Eigen/QR>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <sgmcmc/data/text.hpp>
 #include <sgmcmc/models/glm/any_family.hpp>
@@ -159,6 +165,36 @@ inline GlmSection read_glm_section(Fields& f) {
       s.warnings.push_back(fmt::format("{}: predictor \"{}\" is constant ({}): its coefficient is not identified by the data{}", file,
                                        printable(std::string(data::detail::trimmed(table.header[x_cols[static_cast<std::size_t>(k)]])), 100),
                                        s.data.x(k, 0), s.intercept ? " (it is collinear with the intercept)" : ""));
+  // Collinear predictors (beyond the constant ones above): the centred design (with the intercept's
+  // column of ones when there is one) has rank below its width. Column-pivoted QR finds a set of
+  // independent columns first; the columns it leaves are combinations of them (or of the intercept).
+  if (K > 0 && N > 0) {
+    Eigen::MatrixXd design(N, K + (s.intercept ? 1 : 0));
+    if (s.intercept) design.col(K).setOnes();
+    for (Eigen::Index k = 0; k < K; ++k) {
+      design.col(k) = s.data.x.row(k).transpose();
+      if (s.intercept) design.col(k).array() -= design.col(k).mean();
+      const double norm = design.col(k).norm();
+      if (norm > 0) design.col(k) /= norm;  // scale-free: a column in thousands is not "more independent"
+    }
+    if (s.intercept) design.col(K) /= std::sqrt(static_cast<double>(N));
+    Eigen::ColPivHouseholderQR<Eigen::MatrixXd> qr(design);
+    qr.setThreshold(1e-10);
+    const Eigen::Index rank = qr.rank();
+    std::vector<std::string> dependent;
+    for (Eigen::Index j = rank; j < design.cols(); ++j) {
+      const Eigen::Index c = qr.colsPermutation().indices()[j];
+      if (c < K && design.col(c).norm() > 0)  // constant columns were named above
+        dependent.push_back(printable(std::string(data::detail::trimmed(table.header[x_cols[static_cast<std::size_t>(c)]])), 100));
+    }
+    if (!dependent.empty())
+      s.warnings.push_back(fmt::format("{}: {} {} {} of the other predictors{}: the data do not tell {} coefficient{} apart from theirs "
+                                       "(the posterior along that direction is the prior's)", file,
+                                       dependent.size() == 1 ? "predictor" : "predictors", fmt::join(dependent, ", "),
+                                       dependent.size() == 1 ? "is a linear combination" : "are linear combinations",
+                                       s.intercept ? " and the intercept" : "", dependent.size() == 1 ? "its" : "their",
+                                       dependent.size() == 1 ? "" : "s"));
+  }
   s.data.predictors = names;
 
   // The priors, by class.
@@ -205,6 +241,13 @@ inline GlmSection read_glm_section(Fields& f) {
       }
     }
     classes.finish();
+  }
+  // brms's defaults where flat would be improper (see the header comment).
+  for (std::size_t a = 0; a < glm::aux_size(s.family); ++a) {
+    const std::string name(glm::aux_name(s.family, a));
+    if (prior_record.contains(name)) continue;
+    const char* fallback = name == "nu" ? "gamma(2, 0.1)" : (name == "shape" && family == "negative_binomial") ? "gamma(0.01, 0.01)" : nullptr;
+    if (fallback) s.priors.aux[a] = glm::parse_prior(fallback), prior_record[name] = fallback;
   }
   for (std::size_t k = 0; k < s.priors.b.size(); ++k) {
     if (one_b.count(k)) s.priors.b[k] = one_b[k];

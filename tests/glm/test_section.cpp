@@ -159,3 +159,38 @@ TEST_CASE("glm section: a constant predictor is warned about by name") {
 }
 
 }  // namespace sgmcmc::test_glm
+
+namespace sgmcmc::test_glm {
+
+// Would catch: collinear predictors passed on without a word (the posterior of their coefficients is
+// their prior's along the null direction, improper under flat priors), or a warning that does not name
+// a column involved.
+TEST_CASE("glm section: collinear predictors are warned about by name") {
+  const std::string path = write_csv("collinear.csv", "y,a,b,c\n1.5,1,2,5\n0.3,2,1,6\n2.2,3,5,12\n1.1,4,0,9\n");  // c = 2a + b + 1
+  const auto s = read({{"name", "glm"}, {"data", path}, {"response", "y"}});
+  REQUIRE(s.warnings.size() == 1);
+  // Which of the three QR names is its pivoting's choice; here the last, c.
+  CHECK(s.warnings[0] == data::shown(path) + ": predictor c is a linear combination of the other predictors and the intercept: the data do "
+                                             "not tell its coefficient apart from theirs (the posterior along that direction is the prior's)");
+  const std::string free = write_csv("independent.csv", "y,a,b\n1.5,1,2\n0.3,2,1\n2.2,3,5\n1.1,4,0\n");
+  CHECK(read({{"name", "glm"}, {"data", free}, {"response", "y"}}).warnings.empty());
+}
+
+// Would catch: a flat default prior on student's nu or negative_binomial's shape (an improper
+// posterior: the likelihood stays positive as they grow without bound), and a record that does not
+// say which prior was used.
+TEST_CASE("glm section: nu and the negative binomial's shape default to brms's proper priors") {
+  const std::string path = write_csv("counts_ok.csv", "y,x\n1,2\n0,3\n4,1\n");
+  const auto t = read({{"name", "glm"}, {"data", path}, {"response", "y"}, {"family", "student"}});
+  CHECK(to_string(t.priors.aux[1]) == "gamma(2, 0.1)");
+  CHECK(std::holds_alternative<Flat>(t.priors.aux[0]));
+  CHECK(t.resolved["prior"]["nu"] == "gamma(2, 0.1)");
+  const auto nb = read({{"name", "glm"}, {"data", path}, {"response", "y"}, {"family", "negative_binomial"}});
+  CHECK(to_string(nb.priors.aux[0]) == "gamma(0.01, 0.01)");
+  const auto given = read({{"name", "glm"}, {"data", path}, {"response", "y"}, {"family", "student"}, {"prior", {{"nu", "gamma(2, 1)"}}}});
+  CHECK(to_string(given.priors.aux[1]) == "gamma(2, 1)");
+  const auto gamma = read({{"name", "glm"}, {"data", path}, {"response", "x"}, {"family", "gamma"}});
+  CHECK(std::holds_alternative<Flat>(gamma.priors.aux[0]));
+}
+
+}  // namespace sgmcmc::test_glm
