@@ -9,6 +9,9 @@
 #include <doctest/doctest.h>
 
 #include <sgmcmc/models/glm/any_family.hpp>
+#include <sgmcmc/models/glm/model.hpp>
+#include <sgmcmc/models/logistic.hpp>
+#include <sgmcmc/models/minibatch.hpp>
 
 namespace sgmcmc::test_glm {
 namespace {
@@ -57,6 +60,22 @@ struct ParamsOfOtherType : UserExponential {  // params() must give the family's
   static int params(std::span<const double>) { return 0; }
 };
 static_assert(!GlmFamily<ParamsOfOtherType>);
+
+// models/minibatch.hpp's FullDataModel: the glm model opts in; a model with per-example hooks only
+// (logistic: its range hooks serve instead) does not, nor one with a full-data gradient but no value.
+static_assert(models::FullDataModel<Glm>);
+static_assert(!models::FullDataModel<models::LogisticRegression>);
+struct GradientOnly {
+  std::size_t size() const { return 1; }
+  void add_prior_gradient(const Eigen::VectorXd&, Eigen::VectorXd&) const {}
+  void add_example_gradient(const Eigen::VectorXd&, std::size_t, Eigen::VectorXd&, double) const {}
+  void add_likelihood_gradient(const Eigen::VectorXd&, Eigen::VectorXd&) const {}
+};
+static_assert(models::DataModel<GradientOnly> && !models::FullDataModel<GradientOnly>);
+struct WithValue : GradientOnly {
+  double likelihood_value(const Eigen::VectorXd&) const { return 0; }
+};
+static_assert(models::FullDataModel<WithValue>);
 
 static_assert(aux_count<Gaussian<Identity>> == 1 && aux_count<Student<Identity>> == 2 && aux_count<Poisson<Log>> == 0);
 
