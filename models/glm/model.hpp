@@ -20,7 +20,8 @@
 // over the examples runs on the concrete (family, link) type. The batch path gathers the batch's centred
 // predictors into one K × n matrix (as models/logistic.hpp does): η by one matrix–vector product, the
 // slopes' gradient by another. Full-data passes (`add_likelihood_gradient`, `likelihood_value`:
-// models::Minibatch's exact gradient and value) walk contiguous blocks with no gather. The per-example
+// models::Minibatch's exact gradient and value; `pointwise_log_likelihood` for LOO) walk contiguous
+// blocks with no gather. The per-example
 // hooks (`add_example_gradient`, `example_value`) visit the variant and recompute the auxiliaries'
 // constants (log Γ, ψ) for each example: they serve the empirical-Fisher variance, SAGA and LOO, not the
 // step.
@@ -167,7 +168,7 @@ struct Glm {
       ys[j] = design->y[i];
       ts[j] = design->trials[i];
     }
-    pass(theta, xs.leftCols(n), ys.head(n), ts.head(n), &g, scale);
+    pass(theta, xs.leftCols(n), ys.head(n), ts.head(n), g, scale);
   }
 
   // ---- the whole data set, block by block -----------------------------------------------------------
@@ -176,7 +177,7 @@ struct Glm {
     const Eigen::Index N = design->y.size();
     for (Eigen::Index b = 0; b < N; b += static_cast<Eigen::Index>(full_pass_block)) {
       const Eigen::Index m = std::min<Eigen::Index>(static_cast<Eigen::Index>(full_pass_block), N - b);
-      pass(theta, design->x.middleCols(b, m), design->y.segment(b, m), design->trials.segment(b, m), &g, 1.0);
+      pass(theta, design->x.middleCols(b, m), design->y.segment(b, m), design->trials.segment(b, m), g, 1.0);
     }
   }
   /// Σ_i −ℓ_i(θ) over every example.
@@ -185,9 +186,23 @@ struct Glm {
     double u = 0;
     for (Eigen::Index b = 0; b < N; b += static_cast<Eigen::Index>(full_pass_block)) {
       const Eigen::Index m = std::min<Eigen::Index>(static_cast<Eigen::Index>(full_pass_block), N - b);
-      u -= pass(theta, design->x.middleCols(b, m), design->y.segment(b, m), design->trials.segment(b, m), nullptr, 1.0);
+      if (batch.eta.size() < m) batch.eta.resize(m);
+      auto l = batch.eta.head(m);
+      log_lik_block(theta, b, l);
+      u -= l.sum();
     }
     return u;
+  }
+  /// out_i = log p(y_i | θ) for every example (out: size N), block by block with the auxiliaries'
+  /// constants computed once per block: the pointwise log-likelihood a run writes for LOO at each
+  /// kept draw, without example_log_likelihood's per-example visit.
+  void pointwise_log_likelihood(const Eigen::VectorXd& theta, Eigen::Ref<Eigen::VectorXd> out) const {
+    const Eigen::Index N = design->y.size();
+    require(out.size() == N, "glm: pointwise log-likelihood of {} examples into {} numbers", N, out.size());
+    for (Eigen::Index b = 0; b < N; b += static_cast<Eigen::Index>(full_pass_block)) {
+      const Eigen::Index m = std::min<Eigen::Index>(static_cast<Eigen::Index>(full_pass_block), N - b);
+      log_lik_block(theta, b, out.segment(b, m));
+    }
   }
 
   // ---- reporting --------------------------------------------------------------------------------------
@@ -222,32 +237,41 @@ struct Glm {
   std::span<const double> aux_of(const Eigen::VectorXd& theta) const {
     return {theta.data() + aux_offset(), aux_count<F>};
   }
-  /// Over the examples in the columns of X (their responses y, trials t): returns Σ ℓ_i, and when g is
-  /// given adds scale · Σ ∇(−ℓ_i) to it. One visit; the loop runs on the concrete family.
+  /// out_j = ℓ(y_{b+j} | η_{b+j}) for the examples b, …, b + out.size() − 1: one product for η, one visit.
+  template <class O>
+  void log_lik_block(const Eigen::VectorXd& theta, Eigen::Index b, O&& out) const {
+    const Eigen::Index m = out.size();
+    out.noalias() = design->x.middleCols(b, m).transpose() * theta.segment(intercept_size(), predictors());
+    if (design->intercept) out.array() += theta[0];
+    const auto y = design->y.segment(b, m);
+    const auto t = design->trials.segment(b, m);
+    std::visit(
+        [&]<class F>(const F& f) {
+          const auto p = f.params(aux_of<F>(theta));
+          for (Eigen::Index j = 0; j < m; ++j) out[j] = f.log_lik(p, y[j], t[j], out[j]);
+        },
+        family);
+  }
+  /// Over the examples in the columns of X (their responses y, trials t): adds scale · Σ ∇(−ℓ_i) to grad.
+  /// One visit; the loop runs on the concrete family.
   template <class X, class Y, class T>
-  double pass(const Eigen::VectorXd& theta, const X& x, const Y& y, const T& t, Eigen::VectorXd* g, double scale) const {
+  void pass(const Eigen::VectorXd& theta, const X& x, const Y& y, const T& t, Eigen::VectorXd& grad, double scale) const {
     const Eigen::Index n = x.cols();
     if (batch.eta.size() < n) batch.eta.resize(n);
     auto e = batch.eta.head(n);
     e.noalias() = x.transpose() * theta.segment(intercept_size(), predictors());
     if (design->intercept) e.array() += theta[0];
-    return std::visit(
+    std::visit(
         [&]<class F>(const F& f) {
           constexpr std::size_t A = aux_count<F>;
           const auto p = f.params(aux_of<F>(theta));
-          double total = 0;
-          if (!g) {
-            for (Eigen::Index j = 0; j < n; ++j) total += f.log_lik(p, y[j], t[j], e[j]);
-            return total;
-          }
           std::array<double, 2> d_aux{0, 0};
           if constexpr (BatchGlmFamily<F>) f.gradient_batch(p, y, t, e, std::span<double>(d_aux.data(), A));
           else for (Eigen::Index j = 0; j < n; ++j) e[j] = f.gradient(p, y[j], t[j], e[j], std::span<double>(d_aux.data(), A));
           // e now holds ∂ℓ_j/∂η_j.
-          if (design->intercept) (*g)[0] -= scale * e.sum();
-          g->segment(intercept_size(), predictors()).noalias() -= scale * (x * e);
-          for (std::size_t a = 0; a < A; ++a) (*g)[aux_offset() + static_cast<Eigen::Index>(a)] -= scale * d_aux[a];
-          return total;
+          if (design->intercept) grad[0] -= scale * e.sum();
+          grad.segment(intercept_size(), predictors()).noalias() -= scale * (x * e);
+          for (std::size_t a = 0; a < A; ++a) grad[aux_offset() + static_cast<Eigen::Index>(a)] -= scale * d_aux[a];
         },
         family);
   }

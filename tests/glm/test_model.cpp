@@ -127,6 +127,12 @@ TEST_CASE("glm model: batch, per-example and full-data paths agree") {
     }
     CHECK(((full - sum).array().abs() <= 1e-12 * (1 + full.array().abs() + sum.array().abs())).all());
     CHECK(std::abs(m.likelihood_value(t) + pointwise) <= 1e-12 * (1 + absolute));
+    Eigen::VectorXd each_ll(static_cast<Eigen::Index>(m.size()));
+    m.pointwise_log_likelihood(t, each_ll);
+    for (std::size_t i = 0; i < m.size(); ++i) {
+      const double li = m.example_log_likelihood(t, i);
+      CHECK(std::abs(each_ll[static_cast<Eigen::Index>(i)] - li) <= 1e-13 * (1 + std::abs(li)));
+    }
   }
 }
 
