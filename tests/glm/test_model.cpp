@@ -192,3 +192,37 @@ TEST_CASE("glm model: make_glm refuses what the model cannot be") {
 }
 
 }  // namespace sgmcmc::test_glm
+
+namespace sgmcmc::test_glm {
+
+// Would catch: a model without an intercept that still reads θ[0] as one (the slopes and the
+// auxiliaries shifted by one), or centres its design.
+TEST_CASE("glm model: without an intercept the gradient still matches central differences of U") {
+  for (const auto& [fam, link] : std::vector<std::pair<const char*, const char*>>{{"gaussian", "log"}, {"bernoulli", "probit"},
+                                                                                   {"student", "identity"}, {"negative_binomial", "log"}}) {
+    CAPTURE(fam);
+    const AnyFamily f = make_family(fam, link);
+    GlmPriors priors = some_priors(f);
+    const auto potential = models::minibatch(make_glm(small_data(fam), f, priors, false), 3, models::Sampling::with_replacement);
+    REQUIRE(potential.model.dim() == 2 + static_cast<Eigen::Index>(aux_size(f)));
+    CHECK(potential.model.design->means.isZero());
+    Eigen::VectorXd t(potential.model.dim());
+    t.head(2) << 0.3, -0.2;
+    for (Eigen::Index a = 2; a < t.size(); ++a) t[a] = 0.2 * static_cast<double>(a);
+    Eigen::VectorXd g;
+    potential.exact_gradient(t, g);
+    for (Eigen::Index j = 0; j < t.size(); ++j) {
+      CAPTURE(j);
+      const auto d = central_difference(
+          [&](double v) {
+            Eigen::VectorXd s = t;
+            s[j] = v;
+            return potential.value(s);
+          },
+          t[j]);
+      CHECK(std::abs(g[j] - d.derivative) <= d.tolerance);
+    }
+  }
+}
+
+}  // namespace sgmcmc::test_glm
