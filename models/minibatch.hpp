@@ -87,6 +87,16 @@ concept RangeGeneralisedLinearModel =
       { m.range_value(x, i, psi) } -> std::convertible_to<double>;
     };
 
+/// Optional, for a model with full-data passes of its own (models/glm/model.hpp, whose per-example
+/// hooks would recompute per-batch constants for each example): `add_likelihood_gradient(θ, g)` adds
+/// Σ_i ∇(−log p(x_i | θ)) over every example and `likelihood_value(θ)` returns Σ_i −log p(x_i | θ). The
+/// exact U and ∇U (the mode search, HMC, the estimators' centres) then run on them.
+template <class M>
+concept FullDataModel = DataModel<M> && requires(const M m, const Eigen::VectorXd& x, Eigen::VectorXd& g) {
+  m.add_likelihood_gradient(x, g);
+  { m.likelihood_value(x) } -> std::convertible_to<double>;
+};
+
 /// The examples a full-data pass takes at once (RangeGeneralisedLinearModel): 1024 columns of d = 50
 /// doubles are 400 KB, in L2 between the two products over them.
 inline constexpr std::size_t full_pass_block = 1024;
@@ -211,14 +221,17 @@ struct Minibatch {
   void exact_gradient(const Eigen::VectorXd& x, Eigen::VectorXd& g) const {
     g.setZero(x.size());
     model.add_prior_gradient(x, g);
-    if constexpr (RangeGeneralisedLinearModel<M>) add_range_gradient(model, x, 0, model.size(), g, 1.0, scratch.example);
+    if constexpr (FullDataModel<M>) model.add_likelihood_gradient(x, g);
+    else if constexpr (RangeGeneralisedLinearModel<M>) add_range_gradient(model, x, 0, model.size(), g, 1.0, scratch.example);
     else for (std::size_t i = 0; i < model.size(); ++i) model.add_example_gradient(x, i, g, 1.0);
   }
   double value(const Eigen::VectorXd& x) const
     requires requires(const M m, std::size_t i) { m.prior_value(x); m.example_value(x, i); }
   {
     double u = model.prior_value(x);
-    if constexpr (RangeGeneralisedLinearModel<M>) {
+    if constexpr (FullDataModel<M>) {
+      u += model.likelihood_value(x);
+    } else if constexpr (RangeGeneralisedLinearModel<M>) {
       const std::size_t N = model.size();
       scratch.example.resize(static_cast<Eigen::Index>(std::min(full_pass_block, N)));
       for (std::size_t b = 0; b < N; b += full_pass_block)

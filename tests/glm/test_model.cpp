@@ -1,0 +1,228 @@
+// The glm model (models/glm/model.hpp) under models::Minibatch: every family's exact gradient against
+// central differences of its value, the batch path against the per-example one, the reported
+// (constrained) parameters and names, and the errors of make_glm.
+#include <cmath>
+#include <random>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include <doctest/doctest.h>
+
+#include <sgmcmc/models/glm/model.hpp>
+#include <sgmcmc/models/minibatch.hpp>
+
+#include "finite_difference.hpp"
+
+namespace sgmcmc::test_glm {
+namespace {
+
+using namespace sgmcmc::models::glm;
+
+/// N examples of K predictors (means 1.5 and −0.7, so that centring moves them) with responses drawn
+/// from `family`'s kind: a fixed seed, the same data on every run.
+GlmData small_data(std::string_view family, Eigen::Index N = 9, Eigen::Index K = 2, unsigned seed = 11) {
+  std::mt19937_64 rng(seed);
+  std::normal_distribution<double> z;
+  std::uniform_int_distribution<int> counts(0, 6);
+  GlmData d;
+  d.x.resize(K, N);
+  for (Eigen::Index i = 0; i < N; ++i)
+    for (Eigen::Index k = 0; k < K; ++k) d.x(k, i) = (k == 0 ? 1.5 : -0.7) + 0.8 * z(rng);
+  d.y.resize(N);
+  if (family == "binomial") d.trials.resize(N);
+  for (Eigen::Index i = 0; i < N; ++i) {
+    if (family == "bernoulli") d.y[i] = i % 3 == 0 ? 1 : 0;
+    else if (family == "binomial") d.trials[i] = 6, d.y[i] = counts(rng);
+    else if (family == "poisson" || family == "negative_binomial") d.y[i] = counts(rng);
+    else if (family == "gamma") d.y[i] = std::exp(0.5 * z(rng));
+    else d.y[i] = 0.5 + z(rng);
+  }
+  for (Eigen::Index k = 0; k < K; ++k) d.predictors.push_back("x" + std::to_string(k + 1));
+  return d;
+}
+
+/// A point inside every pair's support: for the identity and inverse mean links of the positive
+/// families, η = α_c + bᵀ(x − x̄) must stay positive: a large intercept and small slopes.
+Eigen::VectorXd test_point(const Glm& m) {
+  Eigen::VectorXd t(m.dim());
+  const std::string_view link = link_name(m.family), fam = family_name(m.family);
+  const bool positive = (link == "identity" || link == "inverse") && fam != "gaussian" && fam != "student";
+  t[0] = positive ? 2.5 : 0.3;
+  for (Eigen::Index k = 0; k < m.predictors(); ++k) t[1 + k] = (positive ? 0.1 : 0.4) * (k % 2 == 0 ? 1 : -1);
+  for (Eigen::Index a = 0; a < m.aux_size(); ++a) t[m.aux_offset() + a] = a == 0 ? -0.3 : 1.2;
+  return t;
+}
+
+GlmPriors some_priors(const AnyFamily& f) {
+  GlmPriors p;
+  p.intercept = parse_prior("student_t(3, 0, 2.5)");
+  p.b = {parse_prior("normal(0, 2)"), parse_prior("laplace(0.1, 1)")};
+  if (aux_size(f) >= 1) p.aux.push_back(parse_prior("cauchy(0, 2.5)"));
+  if (aux_size(f) >= 2) p.aux.push_back(parse_prior("gamma(2, 0.1)"));
+  return p;
+}
+
+const std::vector<std::pair<const char*, const char*>> pairs = {
+    {"bernoulli", "logit"}, {"bernoulli", "probit"}, {"bernoulli", "cloglog"}, {"binomial", "logit"}, {"binomial", "probit"},
+    {"binomial", "cloglog"}, {"poisson", "log"}, {"poisson", "identity"}, {"poisson", "sqrt"}, {"negative_binomial", "log"},
+    {"gaussian", "identity"}, {"gaussian", "log"}, {"student", "identity"}, {"gamma", "inverse"}, {"gamma", "log"}};
+
+}  // namespace
+
+// Would catch: the centred design's chain rule (the intercept's and slopes' gradient), the batch
+// scale, the priors' or the Jacobians' sign, a family's gradient wired to the wrong block of θ.
+TEST_CASE("glm model: the exact gradient matches central differences of U, for every family and link") {
+  for (const auto& [fam, link] : pairs) {
+    CAPTURE(fam);
+    CAPTURE(link);
+    const AnyFamily f = make_family(fam, link);
+    const auto potential = models::minibatch(make_glm(small_data(fam), f, some_priors(f)), 3, models::Sampling::with_replacement);
+    const Eigen::VectorXd t = test_point(potential.model);
+    Eigen::VectorXd g;
+    potential.exact_gradient(t, g);
+    REQUIRE(g.size() == t.size());
+    for (Eigen::Index j = 0; j < t.size(); ++j) {
+      CAPTURE(j);
+      const auto d = central_difference(
+          [&](double v) {
+            Eigen::VectorXd s = t;
+            s[j] = v;
+            return potential.value(s);
+          },
+          t[j]);
+      CHECK(std::abs(g[j] - d.derivative) <= d.tolerance);
+    }
+  }
+}
+
+// Would catch: the gathered batch path disagreeing with the per-example hooks (a column gathered
+// from the wrong example, the aux sum scaled twice, a repeated index counted once), and the full-data
+// pass disagreeing with the sum of the pointwise log-likelihoods (LOO would see another model).
+// Tolerance: the same sums in another order, 1e-12 relative to the sum of absolute terms.
+TEST_CASE("glm model: batch, per-example and full-data paths agree") {
+  for (const auto& [fam, link] : pairs) {
+    CAPTURE(fam);
+    CAPTURE(link);
+    const AnyFamily f = make_family(fam, link);
+    const Glm m = make_glm(small_data(fam), f, some_priors(f));
+    const Eigen::VectorXd t = test_point(m);
+    const std::vector<std::size_t> idx = {4, 0, 4, 8, 2};
+    Eigen::VectorXd batch = Eigen::VectorXd::Zero(m.dim()), each = Eigen::VectorXd::Zero(m.dim()), size = Eigen::VectorXd::Zero(m.dim());
+    m.add_batch_gradient(t, idx, batch, 1.7);
+    for (std::size_t i : idx) {
+      m.add_example_gradient(t, i, each, 1.7);
+      Eigen::VectorXd one = Eigen::VectorXd::Zero(m.dim());
+      m.add_example_gradient(t, i, one, 1.7);
+      size += one.cwiseAbs();
+    }
+    CHECK(((batch - each).array().abs() <= 1e-12 * (1 + size.array())).all());
+    Eigen::VectorXd full = Eigen::VectorXd::Zero(m.dim()), sum = Eigen::VectorXd::Zero(m.dim());
+    m.add_likelihood_gradient(t, full);
+    double pointwise = 0, absolute = 0;
+    for (std::size_t i = 0; i < m.size(); ++i) {
+      m.add_example_gradient(t, i, sum, 1.0);
+      pointwise += m.example_log_likelihood(t, i);
+      absolute += std::abs(m.example_log_likelihood(t, i));
+    }
+    CHECK(((full - sum).array().abs() <= 1e-12 * (1 + full.array().abs() + sum.array().abs())).all());
+    CHECK(std::abs(m.likelihood_value(t) + pointwise) <= 1e-12 * (1 + absolute));
+    Eigen::VectorXd each_ll(static_cast<Eigen::Index>(m.size()));
+    m.pointwise_log_likelihood(t, each_ll);
+    for (std::size_t i = 0; i < m.size(); ++i) {
+      const double li = m.example_log_likelihood(t, i);
+      CHECK(std::abs(each_ll[static_cast<Eigen::Index>(i)] - li) <= 1e-13 * (1 + std::abs(li)));
+    }
+  }
+}
+
+// Would catch: b_Intercept reported on the centred design (off by bᵀx̄), the auxiliaries reported on
+// the log scale, names out of brms's order.
+TEST_CASE("glm model: reported parameters, their inverse, and brms's names") {
+  const Glm m = make_glm(small_data("student"), make_family("student"), {});
+  const Eigen::VectorXd t = test_point(m);
+  const Eigen::VectorXd r = m.constrained(t);
+  CHECK(r[0] == doctest::Approx(t[0] - t[1] * m.design->means[0] - t[2] * m.design->means[1]).epsilon(1e-15));
+  CHECK(r[1] == t[1]);
+  CHECK(r[3] == doctest::Approx(std::exp(t[3])).epsilon(1e-15));
+  CHECK(r[4] == doctest::Approx(std::exp(t[4])).epsilon(1e-15));
+  CHECK((m.unconstrained(r) - t).cwiseAbs().maxCoeff() < 1e-14);
+  CHECK(m.names() == std::vector<std::string>{"b_Intercept", "b_x1", "b_x2", "sigma", "nu"});
+  CHECK(std::abs(m.design->means[0] - small_data("student").x.row(0).mean()) < 1e-15);
+  CHECK(std::abs(m.design->x.row(0).mean()) < 1e-15);
+  const Glm no_intercept = make_glm(small_data("poisson"), make_family("poisson"), {}, false);
+  CHECK(no_intercept.dim() == 2);
+  CHECK(no_intercept.names() == std::vector<std::string>{"b_x1", "b_x2"});
+  CHECK(no_intercept.design->means.isZero());  // brms centres only a model with an intercept
+}
+
+namespace {
+std::string model_error(auto&& make) {
+  try {
+    make();
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "";
+}
+}  // namespace
+
+// Would catch: a model built on data its family cannot have, or a prior whose support excludes most of
+// its parameter's line (the sampler would meet −∞ on half the space).
+TEST_CASE("glm model: make_glm refuses what the model cannot be") {
+  GlmData bad = small_data("bernoulli");
+  bad.y[3] = 2;
+  CHECK(model_error([&] { make_glm(bad, make_family("bernoulli")); }) == "glm: example 4: response 2 (trials 1) is not 0 or 1");
+  CHECK(model_error([&] { make_glm(small_data("binomial"), make_family("poisson")); }) ==
+        "glm: trials are for the binomial family only (family is poisson)");
+  GlmData no_trials = small_data("binomial");
+  no_trials.trials.resize(0);
+  CHECK(model_error([&] { make_glm(no_trials, make_family("binomial")); }) == "glm: binomial needs trials for each of the 9 examples, got 0");
+  GlmPriors p;
+  p.b = {parse_prior("normal(0, 1)"), parse_prior("exponential(1)")};
+  CHECK(model_error([&] { make_glm(small_data("gaussian"), make_family("gaussian"), p); }) ==
+        "glm: prior exponential(1) on b_x2: its support is (0, inf) and a coefficient is unbounded");
+  GlmPriors q;
+  q.aux = {Flat{}, Flat{}};
+  CHECK(model_error([&] { make_glm(small_data("gaussian"), make_family("gaussian"), q); }) ==
+        "glm: 2 priors for the 1 auxiliary parameters of family gaussian");
+  GlmData gamma = small_data("gamma");
+  gamma.y[0] = 0;
+  CHECK(model_error([&] { make_glm(gamma, make_family("gamma")); }) == "glm: example 1: response 0 (trials 1) is not a positive number");
+}
+
+}  // namespace sgmcmc::test_glm
+
+namespace sgmcmc::test_glm {
+
+// Would catch: a model without an intercept that still reads θ[0] as one (the slopes and the
+// auxiliaries shifted by one), or centres its design.
+TEST_CASE("glm model: without an intercept the gradient still matches central differences of U") {
+  for (const auto& [fam, link] : std::vector<std::pair<const char*, const char*>>{{"gaussian", "log"}, {"bernoulli", "probit"},
+                                                                                   {"student", "identity"}, {"negative_binomial", "log"}}) {
+    CAPTURE(fam);
+    const AnyFamily f = make_family(fam, link);
+    GlmPriors priors = some_priors(f);
+    const auto potential = models::minibatch(make_glm(small_data(fam), f, priors, false), 3, models::Sampling::with_replacement);
+    REQUIRE(potential.model.dim() == 2 + static_cast<Eigen::Index>(aux_size(f)));
+    CHECK(potential.model.design->means.isZero());
+    Eigen::VectorXd t(potential.model.dim());
+    t.head(2) << 0.3, -0.2;
+    for (Eigen::Index a = 2; a < t.size(); ++a) t[a] = 0.2 * static_cast<double>(a);
+    Eigen::VectorXd g;
+    potential.exact_gradient(t, g);
+    for (Eigen::Index j = 0; j < t.size(); ++j) {
+      CAPTURE(j);
+      const auto d = central_difference(
+          [&](double v) {
+            Eigen::VectorXd s = t;
+            s[j] = v;
+            return potential.value(s);
+          },
+          t[j]);
+      CHECK(std::abs(g[j] - d.derivative) <= d.tolerance);
+    }
+  }
+}
+
+}  // namespace sgmcmc::test_glm
