@@ -48,6 +48,19 @@ concept PotentialWithPointwiseLikelihood = Potential<P, Point> && requires(const
   p.log_likelihood(x, out);
 };
 
+/// Optional: a potential sampled on one scale and reported on another (Stan's unconstrained and
+/// constrained parameters: the glm target samples log σ and reports σ, and its centred intercept as
+/// the original design's). `reported(x)` maps a sampled point to the draw every output holds (the run
+/// record, Stan CSV, NetCDF, `summary`); `sampled(y)` is its inverse, for what reads draws back as
+/// points of the potential (a resume's checks, Stein diagnostics and thinning, the pointwise
+/// log-likelihood of draws read back) and for an `init` given on the reported scale. It throws an
+/// Error saying which coordinate is outside the reported domain (σ ≤ 0). Both keep the dimension.
+template <class P, class Point = Eigen::VectorXd>
+concept ReparametrisedPotential = Potential<P, Point> && requires(const P p, const Point& x) {
+  { p.reported(x) } -> std::same_as<Point>;
+  { p.sampled(x) } -> std::same_as<Point>;
+};
+
 /// Optional: U(x) and ∇U(x) together (`value_and_gradient(x, g)` returns U and writes ∇U), for a
 /// potential that gets both from one evaluation — a data target's full-data pass reads the data once
 /// instead of twice. The mode search (modules/optimize/mode.hpp) takes it when offered.

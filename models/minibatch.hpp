@@ -97,6 +97,15 @@ concept FullDataModel = DataModel<M> && requires(const M m, const Eigen::VectorX
   { m.likelihood_value(x) } -> std::convertible_to<double>;
 };
 
+/// Optional, for a model sampled on one scale and reported on another (models/glm/model.hpp: log σ
+/// sampled, σ reported): `reported(θ)` and its inverse `sampled(y)`, which the data target offers as a
+/// ReparametrisedPotential (concepts/potential.hpp).
+template <class M>
+concept ReparametrisedModel = DataModel<M> && requires(const M m, const Eigen::VectorXd& x) {
+  { m.reported(x) } -> std::same_as<Eigen::VectorXd>;
+  { m.sampled(x) } -> std::same_as<Eigen::VectorXd>;
+};
+
 /// The examples a full-data pass takes at once (RangeGeneralisedLinearModel): 1024 columns of d = 50
 /// doubles are 400 KB, in L2 between the two products over them.
 inline constexpr std::size_t full_pass_block = 1024;

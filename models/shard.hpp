@@ -50,6 +50,29 @@ struct Shard {
   {
     return owns(i) ? local.example_value(x, i - first) : 0.0;
   }
+  /// The whole model's scales: a shard's model is built with the whole data set's constants (the glm
+  /// target's column means).
+  Eigen::VectorXd reported(const Eigen::VectorXd& x) const
+    requires ReparametrisedModel<M>
+  {
+    return local.reported(x);
+  }
+  Eigen::VectorXd sampled(const Eigen::VectorXd& y) const
+    requires ReparametrisedModel<M>
+  {
+    return local.sampled(y);
+  }
+  /// A model's own full-data passes over its rows (FullDataModel): this shard's part of the sums.
+  void add_likelihood_gradient(const Eigen::VectorXd& x, Eigen::VectorXd& g) const
+    requires FullDataModel<M>
+  {
+    local.add_likelihood_gradient(x, g);
+  }
+  double likelihood_value(const Eigen::VectorXd& x) const
+    requires FullDataModel<M>
+  {
+    return local.likelihood_value(x);
+  }
   /// A generalised linear model's ψ_i: 0 for a row of another shard, whose features add nothing here.
   double example_coefficient(const Eigen::VectorXd& x, std::size_t i) const
     requires GeneralisedLinearModel<M>

@@ -57,6 +57,7 @@ class AnyTarget {
     has_noise_estimate_ = PotentialWithNoiseEstimate<P>;
     has_state_ = TargetWithState<P>;
     dirichlet_ = DirichletType<P>;
+    reparametrised_ = ReparametrisedPotential<P>;
     if constexpr (PotentialWithPointwiseLikelihood<P>) examples_ = static_cast<const Model<P>&>(*self_).p.examples();
     // Separable only without added noise: the noise is drawn from the engine, and a separable
     // gradient draws nothing (concepts/potential.hpp).
@@ -67,7 +68,7 @@ class AnyTarget {
         inverse_temperature_(o.inverse_temperature_),
         has_value_(o.has_value_),
         has_noise_estimate_(o.has_noise_estimate_), has_state_(o.has_state_), dirichlet_(o.dirichlet_),
-        separable_(o.separable_), examples_(o.examples_) {}
+        separable_(o.separable_), reparametrised_(o.reparametrised_), examples_(o.examples_) {}
   AnyTarget(AnyTarget&&) noexcept = default;
   AnyTarget& operator=(const AnyTarget& o) {
     if (this != &o) *this = AnyTarget(o);
@@ -113,6 +114,11 @@ class AnyTarget {
     if (examples_ == 0) throw Error("/log_likelihood: this target has no pointwise log-likelihood");
     self_->log_likelihood(x, out);
   }
+  /// Sampled on one scale, reported on another (ReparametrisedPotential): the draw the outputs hold
+  /// is reported(x); sampled(y) reads one back. The identity for every other target.
+  bool is_reparametrised() const { return reparametrised_; }
+  Eigen::VectorXd reported(const Eigen::VectorXd& x) const { return reparametrised_ ? self_->reported(x) : x; }
+  Eigen::VectorXd sampled(const Eigen::VectorXd& y) const { return reparametrised_ ? self_->sampled(y) : y; }
   /// ∂_i U depends on x_i alone and the gradient draws nothing (SeparablePotential): samplers may
   /// compute it chunk by chunk inside their sweep, through one indirect call per chunk.
   bool is_separable() const { return separable_; }
@@ -181,6 +187,8 @@ class AnyTarget {
     virtual void exact_gradient(const Eigen::VectorXd& x, Eigen::VectorXd& g) const = 0;
     virtual void log_likelihood(const Eigen::VectorXd& x, Eigen::Ref<Eigen::VectorXd> out) const = 0;
     virtual const Eigen::VectorXd& concentration(random::Stream& rng) const = 0;
+    virtual Eigen::VectorXd reported(const Eigen::VectorXd& x) const = 0;
+    virtual Eigen::VectorXd sampled(const Eigen::VectorXd& y) const = 0;
     virtual bool singular_at_faces() const = 0;
     virtual void partial(Eigen::Index begin, Eigen::Index end, const double* x, double* g) const = 0;
     virtual void after_step(const Eigen::VectorXd& x, std::uint64_t t, const random::Stream& rng) = 0;
@@ -217,6 +225,14 @@ class AnyTarget {
       if constexpr (DirichletType<P>) return p.concentration(rng);
       else throw Error("unreachable: concentration of a target that is not Dirichlet-type");
     }
+    Eigen::VectorXd reported(const Eigen::VectorXd& x) const override {
+      if constexpr (ReparametrisedPotential<P>) return p.reported(x);
+      else return x;
+    }
+    Eigen::VectorXd sampled(const Eigen::VectorXd& y) const override {
+      if constexpr (ReparametrisedPotential<P>) return p.sampled(y);
+      else return y;
+    }
     void partial(Eigen::Index begin, Eigen::Index end, const double* x, double* g) const override {
       if constexpr (SeparablePotential<P>) p.partial(begin, end, x, g);
     }
@@ -247,12 +263,14 @@ class AnyTarget {
   double grad_noise_ = 0.0;
   schedule::Temperature temperature_;  ///< T, or its schedule
   double inverse_temperature_ = 1.0;   ///< 1/T of the current step
-  bool has_value_ = false, has_noise_estimate_ = false, has_state_ = false, dirichlet_ = false, separable_ = false;
+  bool has_value_ = false, has_noise_estimate_ = false, has_state_ = false, dirichlet_ = false, separable_ = false,
+       reparametrised_ = false;
   Eigen::Index examples_ = 0;
   mutable Eigen::VectorXd noise_;  ///< scratch for the gradient noise (one target per chain)
 };
 
 static_assert(PotentialWithValue<AnyTarget> && PotentialWithNoiseEstimate<AnyTarget> && SeparablePotential<AnyTarget> &&
-              ScheduledPotential<AnyTarget> && PotentialWithPointwiseLikelihood<AnyTarget>);
+              ScheduledPotential<AnyTarget> && PotentialWithPointwiseLikelihood<AnyTarget> &&
+              ReparametrisedPotential<AnyTarget>);
 
 }  // namespace sgmcmc::run

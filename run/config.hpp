@@ -14,6 +14,7 @@
 #include <sgmcmc/run/distributed/transport.hpp>
 #include <sgmcmc/run/fields.hpp>
 #include <sgmcmc/run/registry.hpp>
+#include <sgmcmc/run/reported_scale.hpp>
 #include <sgmcmc/run/samplers/common.hpp>
 
 namespace sgmcmc::run {
@@ -237,17 +238,19 @@ inline RunConfig parse_config(const json& j, const Registry& registry, const Pla
                                   name_of(c.target.gradient.estimator)));
       } else {
         c.init.assign(c.chains, detail::mode_of(c.target, c.manifold, dim));
-        resolved_init = vector_json(c.init.front());  // the record keeps the point: no search again on resume
+        // The record keeps the point, on the reported scale as a given init is: no search again on resume.
+        resolved_init = vector_json(c.target.target.reported(c.init.front()));
       }
     } else if (init->is_array() && !init->empty() && (*init)[0].is_array()) {
       if (init->size() != c.chains)
         fail("/init", fmt::format("expected one point per chain ({}), got {}", c.chains, init->size()));
       for (std::size_t i = 0; i < init->size(); ++i) {
         const std::string path = fmt::format("/init/{}", i);
-        c.init.push_back(on_manifold(as_vector((*init)[i], path, dim), path));
+        c.init.push_back(on_manifold(sampled_point(c.target.target, as_vector((*init)[i], path, dim), path), path));
       }
     } else {
-      const Eigen::VectorXd x = on_manifold(as_vector(*init, "/init", dim), "/init");
+      // A point on the reported scale (the glm target's sigma, not log sigma: run/reported_scale.hpp).
+      const Eigen::VectorXd x = on_manifold(sampled_point(c.target.target, as_vector(*init, "/init", dim), "/init"), "/init");
       c.init.assign(c.chains, x);
     }
   }

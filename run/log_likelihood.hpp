@@ -11,6 +11,7 @@
 #include <sgmcmc/modules/error.hpp>
 #include <sgmcmc/run/any_target.hpp>
 #include <sgmcmc/run/output/writer.hpp>
+#include <sgmcmc/run/reported_scale.hpp>
 
 namespace sgmcmc::run {
 
@@ -30,10 +31,17 @@ inline void append_log_likelihood(const AnyTarget& target, std::span<const doubl
   }
 }
 
-/// The same for draws read back (output::BlockBuffer: resume, convert, thin), from `target`.
+/// The same for draws read back (output::BlockBuffer: resume, convert, thin), from `target`: draws on
+/// the reported scale, mapped back to the sampled one first (run/reported_scale.hpp).
 inline output::LogLikelihoodOf log_likelihood_of(const AnyTarget& target, Eigen::Index dim) {
-  return [&target, dim](std::size_t, std::span<const double> values, std::vector<double>& out) {
-    append_log_likelihood(target, values, dim, out);
+  return [&target, dim](std::size_t chain, std::span<const double> values, std::vector<double>& out) {
+    if (!target.is_reparametrised()) return append_log_likelihood(target, values, dim, out);
+    std::vector<double> sampled(values.begin(), values.end());
+    for (std::size_t at = 0; at + static_cast<std::size_t>(dim) <= sampled.size(); at += static_cast<std::size_t>(dim)) {
+      Eigen::Map<Eigen::VectorXd> row(sampled.data() + at, dim);
+      row = sampled_point(target, Eigen::VectorXd(row), fmt::format("/chains/{}/samples", chain));
+    }
+    append_log_likelihood(target, sampled, dim, out);
   };
 }
 

@@ -99,6 +99,11 @@ json record_of(const RunConfig& c, const std::vector<json>& summaries, const std
                  {"config", c.resolved},
                  {"config_digest", config_digest(c.resolved)}};
   if (!c.target.files.empty()) record["data_files"] = data_files_of(c);
+  if (!c.target.warnings.empty()) {
+    json w = json::array();
+    for (const std::string& m : c.target.warnings) w.push_back({{"kind", "data"}, {"message", m}});
+    record["warnings"] = std::move(w);
+  }
   bool ok = true;
   json out = json::array();
   for (std::size_t i = 0; i < summaries.size(); ++i) {

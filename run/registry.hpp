@@ -131,6 +131,9 @@ struct TargetChoice {
   /// The draw's named blocks: the config's `names` if given, else the target's own (logistic's
   /// b_<column>, bnn's W1, b1, W2, b2), else none (the manifold's; run/record_schema.cpp parameters_of).
   std::optional<output::Parameters> parameters = {};
+  /// What the section found questionable in its data (the glm target's constant or collinear
+  /// predictors, by name): kept in the run record's `warnings` and printed with the summary.
+  std::vector<std::string> warnings = {};
 };
 
 /// A Langevin-type step's noise balance, for a sampler that injects N(0, 2Ch) noise per step with a

@@ -14,6 +14,7 @@
 #include <sgmcmc/run/checks.hpp>
 #include <sgmcmc/run/streaming.hpp>
 #include <sgmcmc/run/log_likelihood.hpp>
+#include <sgmcmc/run/reported_scale.hpp>
 
 namespace sgmcmc::run {
 
@@ -187,7 +188,10 @@ json resume_from(const std::string& source, const std::function<const json&(std:
       if (d.chain >= c.chains) return;
       check_width(d, header, kept[d.chain]);
       add_draw(buffer, d);
-      if (!d.warmup) checkers[d.chain].observe(Eigen::Map<const Eigen::VectorXd>(d.values.data(), header.dim()), step_info_of(d, header.statistics));
+      if (!d.warmup)
+        checkers[d.chain].observe(sampled_point(chains.front()->target(), Eigen::Map<const Eigen::VectorXd>(d.values.data(), header.dim()),
+                                                fmt::format("/chains/{}/samples", d.chain)),
+                                  step_info_of(d, header.statistics));
       ++kept[d.chain];
     });
     buffer.flush();

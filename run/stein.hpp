@@ -21,6 +21,7 @@
 #include <sgmcmc/run/log_likelihood.hpp>
 #include <sgmcmc/run/data_files.hpp>
 #include <sgmcmc/run/make_chain.hpp>
+#include <sgmcmc/run/reported_scale.hpp>
 #include <sgmcmc/run/runner.hpp>
 #include <sgmcmc/run/targets/common.hpp>
 
@@ -41,6 +42,16 @@ namespace detail {
 /// no_target_score, which the default checks' configurational temperature asks too).
 inline void require_stein_target(const RunConfig& c) {
   if (const auto no = no_target_score(c)) fail(no->field, "the Stein diagnostics need " + no->needs);
+}
+
+/// A record's draws (columns of d × n, on the reported scale) as points of the potential
+/// (run/reported_scale.hpp): the Stein diagnostics measure the sampled density, at the sampled points.
+inline Eigen::MatrixXd sampled_draws(const AnyTarget& target, const Eigen::MatrixXd& draws, std::size_t chain) {
+  if (!target.is_reparametrised()) return draws;
+  Eigen::MatrixXd out(draws.rows(), draws.cols());
+  for (Eigen::Index i = 0; i < draws.cols(); ++i)
+    out.col(i) = sampled_point(target, draws.col(i), fmt::format("/chains/{}/samples/{}", chain, i));
+  return out;
 }
 
 /// −∇U at every draw (columns of d × n).
@@ -120,7 +131,7 @@ inline json stein_report(const json& record, const std::vector<Eigen::MatrixXd>&
   json per_chain = json::array();
   std::vector<Eigen::MatrixXd> used, used_scores;
   for (const Eigen::MatrixXd& rows : chains) {
-    const Eigen::MatrixXd draws = rows.transpose();
+    const Eigen::MatrixXd draws = detail::sampled_draws(c.target.target, rows.transpose(), per_chain.size());
     const Eigen::MatrixXd scores = detail::scores_at(c.target.target, draws);
     const Eigen::MatrixXd x = detail::every_kth(draws, stein_max_draws), s = detail::every_kth(scores, stein_max_draws);
     per_chain.push_back({{"draws", draws.cols()}, {"ksd_draws", x.cols()}, {"ksd", diagnostics::kernel_stein_discrepancy(x, s, kernel)},
@@ -200,7 +211,7 @@ inline json thin(const std::string& path, std::size_t m, const Registry& registr
         record["chains"][ch]["draws"] = 0;
         continue;
       }
-      const Eigen::Map<const Eigen::MatrixXd> draws(values[ch].data(), d, static_cast<Eigen::Index>(n));
+      const Eigen::MatrixXd draws = detail::sampled_draws(c.target.target, Eigen::Map<const Eigen::MatrixXd>(values[ch].data(), d, static_cast<Eigen::Index>(n)), ch);
       // A record's draws are input: a null (NaN) draw or one whose score is not finite is refused
       // naming the file and the chain (fuzz finding C1: the message named neither).
       if (!draws.allFinite())

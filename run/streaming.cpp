@@ -13,6 +13,7 @@
 #include <sgmcmc/run/log_likelihood.hpp>
 #include <sgmcmc/run/progress.hpp>
 #include <sgmcmc/run/record_schema.hpp>
+#include <sgmcmc/run/reported_scale.hpp>
 #include <sgmcmc/run/samplers/preconditioned.hpp>
 
 namespace sgmcmc::run::detail {
@@ -168,13 +169,14 @@ std::vector<ChainStatus> advance_streaming(std::vector<std::unique_ptr<AnyChain>
       at_checkpoint = at_checkpoint || (every && round[i] > 0 && at[i] % every == 0);
       running = running || (status[i].ok() && at[i] < end[i]);
       if (draws[i].stats.empty()) continue;
-      const output::DrawBlock block{i, header.dim(), draws[i].values, draws[i].stats, draws[i].lp,
-                                    log_lik.empty() ? std::span<const double>() : log_lik[i], draws[i].warmup_rows};
-      for (output::Writer* w : writers) w->append(block);
       if (!checkers.empty())  // the draws after the burn-in (rank 0: where the draws are written)
         for (std::size_t r = draws[i].warmup_rows; r < draws[i].stats.size(); ++r)
           checkers[i].observe(Eigen::Map<const Eigen::VectorXd>(draws[i].values.data() + r * static_cast<std::size_t>(header.dim()), header.dim()),
                               draws[i].stats[r]);
+      report_in_place(chains[i]->target(), draws[i].values, header.dim());  // checked and lp'd as sampled, written as reported
+      const output::DrawBlock block{i, header.dim(), draws[i].values, draws[i].stats, draws[i].lp,
+                                    log_lik.empty() ? std::span<const double>() : log_lik[i], draws[i].warmup_rows};
+      for (output::Writer* w : writers) w->append(block);
       kept[i] += draws[i].stats.size() - draws[i].warmup_rows;  // the record's `draws`: after the burn-in
       draws[i].clear();
       if (!log_lik.empty()) log_lik[i].clear();

@@ -142,6 +142,11 @@ void print_summary(const json& record, const std::vector<Eigen::MatrixXd>& chain
       for (const json& w : record_chains[i]["warnings"])
         if (w.is_object() && w.contains("message") && w["message"].is_string())
           checks.push_back(fmt::format("chain {}: {}", i, run::printable(w["message"].get<std::string>(), 600)));
+  // The target's warnings about its data (TargetChoice::warnings), first.
+  if (record.contains("warnings") && record["warnings"].is_array())
+    for (auto it = record["warnings"].rbegin(); it != record["warnings"].rend(); ++it)
+      if (it->is_object() && it->contains("message") && (*it)["message"].is_string())
+        checks.insert(checks.begin(), fmt::format("data: {}", run::printable((*it)["message"].get<std::string>(), 600)));
   warnings.insert(warnings.begin(), checks.begin(), checks.end());
   for (std::size_t i = 0; i < record_chains.size(); ++i)
     if (record_chains[i]["status"] != "ok") warnings.push_back(fmt::format("chain {} stopped early with an error: {}", i, error_of(record_chains[i])));

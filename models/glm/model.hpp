@@ -31,6 +31,7 @@
 // example and the control variate its vector centre.
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <cstddef>
 #include <memory>
 #include <span>
@@ -206,19 +207,27 @@ struct Glm {
   }
 
   // ---- reporting --------------------------------------------------------------------------------------
-  /// The draw as brms reports it: (b_Intercept, b_1, …, b_K, aux_1, …) with b_Intercept = α_c − bᵀx̄ on
-  /// the original design and the auxiliaries on their own (positive) scale.
-  Eigen::VectorXd constrained(const Eigen::VectorXd& theta) const {
+  /// The draw as brms reports it (models::ReparametrisedModel): (b_Intercept, b_1, …, b_K, aux_1, …)
+  /// with b_Intercept = α_c − bᵀx̄ on the original design and the auxiliaries on their own (positive)
+  /// scale.
+  Eigen::VectorXd reported(const Eigen::VectorXd& theta) const {
     Eigen::VectorXd out = theta;
     if (design->intercept) out[0] = theta[0] - theta.segment(1, predictors()).dot(design->means);
     for (Eigen::Index a = aux_offset(); a < dim(); ++a) out[a] = constrain(theta[a]);
     return out;
   }
-  /// The inverse of `constrained` (an initial point given on the reported scale).
-  Eigen::VectorXd unconstrained(const Eigen::VectorXd& reported) const {
+  /// The inverse of `reported`: a draw read back, or an initial point given on the reported scale. An
+  /// auxiliary that is not a positive finite number has no sampled value: an Error names it.
+  Eigen::VectorXd sampled(const Eigen::VectorXd& reported) const {
+    require(reported.size() == dim(), "glm: a point of {} numbers, expected {}", reported.size(), dim());
     Eigen::VectorXd out = reported;
     if (design->intercept) out[0] = reported[0] + reported.segment(1, predictors()).dot(design->means);
-    for (Eigen::Index a = aux_offset(); a < dim(); ++a) out[a] = unconstrain(reported[a]);
+    for (Eigen::Index a = aux_offset(); a < dim(); ++a) {
+      if (!(reported[a] > 0 && std::isfinite(reported[a])))
+        throw Error(fmt::format("{} (coordinate {}) is {}: expected a positive number", aux_name(family, static_cast<std::size_t>(a - aux_offset())),
+                                a, reported[a]));
+      out[a] = unconstrain(reported[a]);
+    }
     return out;
   }
   /// brms's names of the reported parameters: b_Intercept, b_<predictor>…, then sigma, shape, nu.
@@ -319,6 +328,22 @@ inline Glm make_glm(GlmData data, AnyFamily family, GlmPriors priors = {}, bool 
   Glm m{std::move(family), std::move(design), std::move(priors.intercept), std::move(priors.b), {}};
   for (auto& p : priors.aux) m.aux_priors.push_back(positive_prior(std::move(p)));
   return m;
+}
+
+/// The model on examples [first, first + count) of `m`'s data, with `m`'s column means and priors: one
+/// shard's part (models::Shard), its sums the whole model's over its rows, so the chain group's sum of
+/// the parts is the whole model's (docs/distributed.md). The centring stays the whole data's.
+inline Glm rows_of(const Glm& m, std::size_t first, std::size_t count) {
+  const auto f = static_cast<Eigen::Index>(first), n = static_cast<Eigen::Index>(count);
+  require(f + n <= m.design->y.size(), "glm: rows {} to {} of {} examples", first, first + count, m.design->y.size());
+  auto design = std::make_shared<GlmDesign>(*m.design);  // the means, names and flags; the columns cut below
+  design->x = m.design->x.middleCols(f, n);
+  design->y = m.design->y.segment(f, n);
+  design->trials = m.design->trials.segment(f, n);
+  Glm part = m;
+  part.design = std::move(design);
+  part.batch = {};
+  return part;
 }
 
 }  // namespace sgmcmc::models::glm

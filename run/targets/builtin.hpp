@@ -9,6 +9,7 @@
 #include <sgmcmc/run/targets/dirichlet.hpp>
 #include <sgmcmc/run/targets/double_well.hpp>
 #include <sgmcmc/run/targets/gaussian.hpp>
+#include <sgmcmc/run/targets/glm.hpp>
 #include <sgmcmc/run/targets/linear.hpp>
 #include <sgmcmc/run/targets/logistic.hpp>
 #include <sgmcmc/run/targets/matrix_vmf.hpp>
@@ -34,6 +35,7 @@ inline void add_builtin_targets(Registry& r) {
   r.add(bnn_target());
   r.add(bpmf_target());
   r.add(poisson_target());
+  r.add(glm_target());
 }
 
 }  // namespace sgmcmc::run

@@ -168,7 +168,21 @@ struct DataTarget {
   void log_likelihood(const Eigen::VectorXd& x, Eigen::Ref<Eigen::VectorXd> out) const
     requires models::PointwiseLikelihoodModel<Model>
   {
-    for (Eigen::Index i = 0; i < out.size(); ++i) out[i] = model().example_log_likelihood(x, static_cast<std::size_t>(i));
+    if constexpr (requires { model().pointwise_log_likelihood(x, out); }) model().pointwise_log_likelihood(x, out);
+    else
+      for (Eigen::Index i = 0; i < out.size(); ++i) out[i] = model().example_log_likelihood(x, static_cast<std::size_t>(i));
+  }
+
+  /// The model's reported scale (ReparametrisedPotential), when it has one.
+  Eigen::VectorXd reported(const Eigen::VectorXd& x) const
+    requires models::ReparametrisedModel<Model>
+  {
+    return model().reported(x);
+  }
+  Eigen::VectorXd sampled(const Eigen::VectorXd& y) const
+    requires models::ReparametrisedModel<Model>
+  {
+    return model().sampled(y);
   }
 
   /// The driver's hook after step t: the estimator's (SVRG's refresh) first, then the Gibbs step.

@@ -65,7 +65,7 @@ TEST_CASE("glm posterior (HMC): a Gaussian regression's sigma, intercept and slo
   std::vector<testing::BatchMeans> m(3, testing::BatchMeans(kept, 50));
   for (long t = 0; t < kept; ++t) {
     const Eigen::VectorXd theta = Eigen::Map<const Eigen::VectorXd>(draws.values.data() + 3 * t, 3);
-    const Eigen::VectorXd r = potential.model.constrained(theta);
+    const Eigen::VectorXd r = potential.model.reported(theta);
     for (int j = 0; j < 3; ++j) m[static_cast<std::size_t>(j)].add(r[j]);
   }
   const double truth[3] = {ols[0], ols[1], mean_sigma};

@@ -141,12 +141,12 @@ TEST_CASE("glm model: batch, per-example and full-data paths agree") {
 TEST_CASE("glm model: reported parameters, their inverse, and brms's names") {
   const Glm m = make_glm(small_data("student"), make_family("student"), {});
   const Eigen::VectorXd t = test_point(m);
-  const Eigen::VectorXd r = m.constrained(t);
+  const Eigen::VectorXd r = m.reported(t);
   CHECK(r[0] == doctest::Approx(t[0] - t[1] * m.design->means[0] - t[2] * m.design->means[1]).epsilon(1e-15));
   CHECK(r[1] == t[1]);
   CHECK(r[3] == doctest::Approx(std::exp(t[3])).epsilon(1e-15));
   CHECK(r[4] == doctest::Approx(std::exp(t[4])).epsilon(1e-15));
-  CHECK((m.unconstrained(r) - t).cwiseAbs().maxCoeff() < 1e-14);
+  CHECK((m.sampled(r) - t).cwiseAbs().maxCoeff() < 1e-14);
   CHECK(m.names() == std::vector<std::string>{"b_Intercept", "b_x1", "b_x2", "sigma", "nu"});
   CHECK(std::abs(m.design->means[0] - small_data("student").x.row(0).mean()) < 1e-15);
   CHECK(std::abs(m.design->x.row(0).mean()) < 1e-15);
