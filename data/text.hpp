@@ -213,6 +213,17 @@ struct CsvLines {
   [[noreturn]] void number_error(std::size_t c) const {
     throw Error(fmt::format("{}:{}: column {}: expected a number (a field of {} characters is not one)", name, line_no, c + 1, fields[c].size()));
   }
+  /// The same in a file with a header row: the data row too (1 = the first after the header) and the
+  /// column's name when it looks like one (letters, digits, '_', '.', at most 60 characters): a header
+  /// cell such as API_KEY=… from a wrong file is not echoed either.
+  [[noreturn]] void number_error(std::size_t c, const std::vector<std::string>& header, std::size_t data_row) const {
+    const std::string_view h = c < header.size() ? trimmed(header[c]) : std::string_view();
+    const bool plain = !h.empty() && h.size() <= 60 && std::all_of(h.begin(), h.end(), [](char ch) {
+      return (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') || ch == '_' || ch == '.';
+    });
+    throw Error(fmt::format("{}:{}: column {}: expected a number (a field of {} characters is not one; data row {}{})", name, line_no, c + 1,
+                            fields[c].size(), data_row, plain ? fmt::format(", column \"{}\"", h) : std::string()));
+  }
   /// The header rule, part 2: a first line with a field that is not a number is a header only when no
   /// field is a number and every field is a name (header_name), one at least not empty; a header is
   /// returned as true. Otherwise the line is a malformed row: an error naming its first field that is
@@ -264,6 +275,7 @@ inline Table parse_csv(std::string_view text, const std::string& name, char sep 
           numeric = false;
           break;
         }
+        if (!t.header.empty()) in.number_error(c, t.header, t.rows + 1);
         in.number_error(c);
       }
       t.values.push_back(v);

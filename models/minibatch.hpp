@@ -106,6 +106,13 @@ concept ReparametrisedModel = DataModel<M> && requires(const M m, const Eigen::V
   { m.sampled(x) } -> std::same_as<Eigen::VectorXd>;
 };
 
+/// Optional: a point in the posterior's bulk the model suggests from its data (the glm model: the
+/// constant model's fit), where a mode search and the chains' random starts begin instead of 0.
+template <class M>
+concept ModelWithStart = DataModel<M> && requires(const M m) {
+  { m.start() } -> std::same_as<Eigen::VectorXd>;
+};
+
 /// The examples a full-data pass takes at once (RangeGeneralisedLinearModel): 1024 columns of d = 50
 /// doubles are 400 KB, in L2 between the two products over them.
 inline constexpr std::size_t full_pass_block = 1024;

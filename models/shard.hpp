@@ -62,6 +62,13 @@ struct Shard {
   {
     return local.sampled(y);
   }
+  /// The model's start: a shard's part is built with the whole model's start (models::glm::rows_of
+  /// keeps it), so every rank of a group starts at the same point.
+  Eigen::VectorXd start() const
+    requires ModelWithStart<M>
+  {
+    return local.start();
+  }
   /// A model's own full-data passes over its rows (FullDataModel): this shard's part of the sums.
   void add_likelihood_gradient(const Eigen::VectorXd& x, Eigen::VectorXd& g) const
     requires FullDataModel<M>

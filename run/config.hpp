@@ -69,7 +69,7 @@ inline Eigen::VectorXd mode_of(const TargetChoice& target, const ManifoldChoice&
   if (!target.target.has_value())
     fail("/init", fmt::format("\"mode\": target '{}' has no exact value to minimise; give a point", target.kind));
   try {
-    return optimize::find_mode(target.target, Eigen::VectorXd::Zero(dim)).x;
+    return optimize::find_mode(target.target, target.start.value_or(Eigen::VectorXd::Zero(dim))).x;
   } catch (const Error& e) {
     fail("/init", fmt::format("\"mode\": {}; give a point instead", e.what()));
   }

@@ -134,6 +134,10 @@ struct TargetChoice {
   /// What the section found questionable in its data (the glm target's constant or collinear
   /// predictors, by name): kept in the run record's `warnings` and printed with the summary.
   std::vector<std::string> warnings = {};
+  /// A point in the posterior's bulk the target suggests from its data (models::ModelWithStart: the glm
+  /// target's constant-model fit), on the sampled scale: where the mode searches begin, and the centre
+  /// of the chains' random starts on euclidean space, instead of 0.
+  std::optional<Eigen::VectorXd> start = {};
 };
 
 /// A Langevin-type step's noise balance, for a sampler that injects N(0, 2Ch) noise per step with a

@@ -77,6 +77,16 @@ inline AnyFamily make_family(std::string_view family, std::string_view link = {}
 }
 
 /// The family's brms name and its link's.
+/// The link of a (family, link) pair: a family is a template over its link.
+template <class F>
+struct link_of;
+template <template <class> class Family, class L>
+struct link_of<Family<L>> {
+  using type = L;
+};
+template <class F>
+using link_type = typename link_of<F>::type;
+
 inline std::string_view family_name(const AnyFamily& f) {
   return std::visit([](const auto& t) { return std::string_view(std::remove_cvref_t<decltype(t)>::name); }, f);
 }

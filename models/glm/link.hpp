@@ -1,7 +1,7 @@
 #pragma once
 // The link functions of the glm target (McCullagh & Nelder 1989, Generalized Linear Models, §2.2.4):
 // η = g(μ), the linear predictor η a function of the mean μ, so μ = g⁻¹(η). A link is a value type with
-// static functions of η only; a family (models/glm/family.hpp) is a template over its link, so the
+// static functions of η only (and `link(μ)` = g(μ), for the model's start point); a family (models/glm/family.hpp) is a template over its link, so the
 // per-example loop is compiled once per (family, link) pair and calls no function through a pointer.
 //
 // Two kinds, by what the families need from them:
@@ -23,6 +23,7 @@ namespace sgmcmc::models::glm {
 struct Identity {
   static constexpr std::string_view name = "identity";
   static double mean(double eta) { return eta; }
+  static double link(double mu) { return mu; }
   static double d_mean(double) { return 1; }
   static bool positive(double eta) { return eta > 0; }
   static double log_mean(double eta) { return std::log(eta); }
@@ -33,6 +34,7 @@ struct Identity {
 struct Log {
   static constexpr std::string_view name = "log";
   static double mean(double eta) { return std::exp(eta); }
+  static double link(double mu) { return std::log(mu); }
   static double d_mean(double eta) { return std::exp(eta); }
   static bool positive(double eta) { return eta > -std::numeric_limits<double>::infinity(); }
   static double log_mean(double eta) { return eta; }
@@ -43,6 +45,7 @@ struct Log {
 struct Sqrt {
   static constexpr std::string_view name = "sqrt";
   static double mean(double eta) { return eta * eta; }
+  static double link(double mu) { return std::sqrt(mu); }
   static double d_mean(double eta) { return 2 * eta; }
   static bool positive(double eta) { return eta != 0; }
   static double log_mean(double eta) { return 2 * std::log(std::abs(eta)); }
@@ -53,6 +56,7 @@ struct Sqrt {
 struct Inverse {
   static constexpr std::string_view name = "inverse";
   static double mean(double eta) { return 1 / eta; }
+  static double link(double mu) { return 1 / mu; }
   static double d_mean(double eta) { return -1 / (eta * eta); }
   static bool positive(double eta) { return eta > 0; }
   static double log_mean(double eta) { return -std::log(eta); }
@@ -64,6 +68,7 @@ struct Inverse {
 struct Logit {
   static constexpr std::string_view name = "logit";
   static double mean(double eta) { return 1 / (1 + std::exp(-eta)); }
+  static double link(double mu) { return std::log(mu) - std::log1p(-mu); }
   static double log_p(double eta) { return -softplus(-eta); }
   static double log_q(double eta) { return -softplus(eta); }
   static double d_log_p(double eta) { return 1 / (1 + std::exp(eta)); }
@@ -75,6 +80,17 @@ struct Logit {
 struct Probit {
   static constexpr std::string_view name = "probit";
   static double mean(double eta) { return 0.5 * std::erfc(-eta / std::numbers::sqrt2); }
+  /// Φ⁻¹(μ) by Newton's method on Φ from 0 (Φ is convex below 0 and concave above, so the iterates
+  /// approach the root monotonically after the first step); for a start point, μ in [10⁻⁶, 1 − 10⁻⁶].
+  static double link(double mu) {
+    double eta = 0;
+    for (int k = 0; k < 60; ++k) {
+      const double step = (mean(eta) - mu) / (std::exp(-0.5 * eta * eta) / std::sqrt(2 * std::numbers::pi));
+      eta -= step;
+      if (std::abs(step) < 1e-12 * (1 + std::abs(eta))) break;
+    }
+    return eta;
+  }
   static double log_p(double eta) { return log_normal_cdf(eta); }
   static double log_q(double eta) { return log_normal_cdf(-eta); }
   static double d_log_p(double eta) { return normal_mills(eta); }
@@ -86,6 +102,7 @@ struct Probit {
 struct Cloglog {
   static constexpr std::string_view name = "cloglog";
   static double mean(double eta) { return -std::expm1(-std::exp(eta)); }
+  static double link(double mu) { return std::log(-std::log1p(-mu)); }
   static double log_p(double eta) {
     // log(1 − e⁻ᵗ) = log t − t/2 + O(t²) for small t: below η = −20 (t < 2.1·10⁻⁹, the O(t²/24) term
     // under 2·10⁻¹⁹) that form, which keeps going where t = eᶯ underflows to 0 (η < −745); for large t,

@@ -80,6 +80,7 @@ struct GlmDesign {
   std::vector<std::string> predictors;
   bool intercept = true;
   bool centred = true;
+  Eigen::VectorXd start{};  ///< Glm::start on the whole data (empty until make_glm sets it)
 };
 
 struct Glm {
@@ -206,6 +207,41 @@ struct Glm {
     }
   }
 
+  // ---- start ----------------------------------------------------------------------------------------
+  /// A start for the mode search and the chains' random starts (models::ModelWithStart): the constant
+  /// model's fit — the intercept g(ȳ) (a proportion's (Σy + ½)/(Σn + 1), a count's at least 0.1, so
+  /// that g is finite), the slopes 0, each auxiliary parameter its moment estimate (σ the sd of y, the
+  /// gamma's shape ȳ²/s², the negative binomial's ȳ²/(s² − ȳ), ν 10, the mode of its default prior) —
+  /// as R's glm.fit starts from the data rather than from 0. From θ = 0 (σ = 1 and an intercept 0
+  /// against responses near 90) L-BFGS stalled on the issue's own example: ∂U/∂log σ was 10⁵ times
+  /// ∂U/∂b there.
+  /// Computed once from the whole data set by make_glm and kept in the design, so a shard's part
+  /// (rows_of) starts where the whole model does.
+  Eigen::VectorXd start() const { return design->start.size() == dim() ? design->start : constant_fit(); }
+  Eigen::VectorXd constant_fit() const {
+    Eigen::VectorXd theta = Eigen::VectorXd::Zero(dim());
+    const Eigen::VectorXd& y = design->y;
+    const std::string_view fam = family_name(family);
+    const double n = static_cast<double>(y.size()), mean = y.mean();
+    const double var = n > 1 ? (y.array() - mean).square().sum() / (n - 1) : 0.0;
+    const bool proportion = fam == "bernoulli" || fam == "binomial", count = fam == "poisson" || fam == "negative_binomial";
+    const double mu = proportion ? (y.sum() + 0.5) / (design->trials.sum() + 1) : count ? std::max(mean, 0.1) : mean;
+    if (design->intercept) {
+      const double eta = std::visit([mu]<class F>(const F&) { return link_type<F>::link(mu); }, family);
+      if (std::isfinite(eta)) theta[0] = eta;  // else (a log link on a mean ≤ 0) 0
+    }
+    const auto clamp_log = [](double x) { return std::log(std::clamp(std::isfinite(x) ? x : 1.0, 1e-3, 1e6)); };
+    for (Eigen::Index a = 0; a < aux_size(); ++a) {
+      const std::string_view name = aux_name(family, static_cast<std::size_t>(a));
+      double value = 1;
+      if (name == "sigma") value = var > 0 ? std::sqrt(var) : 1.0;
+      else if (name == "nu") value = 10;
+      else if (name == "shape") value = fam == "gamma" ? (var > 0 ? mean * mean / var : 1e6) : (var > mean ? mean * mean / (var - mean) : 1e6);
+      theta[aux_offset() + a] = clamp_log(value);
+    }
+    return theta;
+  }
+
   // ---- reporting --------------------------------------------------------------------------------------
   /// The draw as brms reports it (models::ReparametrisedModel): (b_Intercept, b_1, …, b_K, aux_1, …)
   /// with b_Intercept = α_c − bᵀx̄ on the original design and the auxiliaries on their own (positive)
@@ -285,7 +321,8 @@ struct Glm {
         family);
   }
 };
-static_assert(BatchDataModel<Glm> && PointwiseLikelihoodModel<Glm> && FullDataModel<Glm> && !GeneralisedLinearModel<Glm>);
+static_assert(BatchDataModel<Glm> && PointwiseLikelihoodModel<Glm> && FullDataModel<Glm> && ReparametrisedModel<Glm> &&
+              ModelWithStart<Glm> && !GeneralisedLinearModel<Glm>);
 
 /// The model of `family` on `data` with `priors`, an intercept when `intercept`, the predictors centred
 /// by their means when it has one and `centre` (brms's parametrisation; `centre = false` keeps the
@@ -325,8 +362,9 @@ inline Glm make_glm(GlmData data, AnyFamily family, GlmPriors priors = {}, bool 
   design->y = std::move(data.y);
   design->trials = std::move(data.trials);
   design->predictors = std::move(data.predictors);
-  Glm m{std::move(family), std::move(design), std::move(priors.intercept), std::move(priors.b), {}};
+  Glm m{std::move(family), design, std::move(priors.intercept), std::move(priors.b), {}};
   for (auto& p : priors.aux) m.aux_priors.push_back(positive_prior(std::move(p)));
+  design->start = m.constant_fit();
   return m;
 }
 

@@ -74,6 +74,8 @@ TargetChoice make_estimated_choice(Fields& f, const std::string& name, models::M
   const auto examples = static_cast<std::uint64_t>(space.sum(static_cast<double>(base.size())));
   const bool independent_batches = base.sampling == models::Sampling::with_replacement;
   using Estimator = GradientFacts::Estimator;
+  std::optional<Eigen::VectorXd> start;
+  if constexpr (models::ModelWithStart<M>) start = base.model.start();
   const auto choice = [&]<class E>(E estimator, Estimator kind, std::optional<Eigen::VectorXd> centre = std::nullopt) {
     TargetChoice c = make_choice(f, name, DataTarget<E>{std::move(estimator), space.gibbs_every, dim, space.sum}, std::move(resolved),
                                  space.euclidean ? std::optional<Eigen::Index>(dim) : std::nullopt, space.names);
@@ -82,6 +84,7 @@ TargetChoice make_estimated_choice(Fields& f, const std::string& name, models::M
     c.gradient.independent_batches = independent_batches;
     c.gradient.gibbs_every = space.gibbs_every;
     c.gradient.centre = std::move(centre);
+    c.start = start;
     return c;
   };
   const std::string estimator = f.string("estimator", "minibatch");
@@ -120,7 +123,7 @@ TargetChoice make_estimated_choice(Fields& f, const std::string& name, models::M
                                        c ? "" : "required field is missing: ", name));
     optimize::Mode mode;
     try {
-      mode = optimize::find_mode(GroupTotal<models::Minibatch<M>>{base, space.sum}, Eigen::VectorXd::Zero(dim));
+      mode = optimize::find_mode(GroupTotal<models::Minibatch<M>>{base, space.sum}, start.value_or(Eigen::VectorXd::Zero(dim)));
     } catch (const Error& e) {
       fail(f.at("centre"), fmt::format("{}; give a centre point instead", e.what()));
     }

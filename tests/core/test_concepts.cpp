@@ -253,6 +253,18 @@ static_assert(!PotentialWithPointwiseLikelihood<models::Gaussian> && !PotentialW
 static_assert(models::PointwiseLikelihoodModel<models::LogisticRegression> && models::PointwiseLikelihoodModel<models::PoissonRegression> &&
               models::PointwiseLikelihoodModel<models::Bpmf> && models::PointwiseLikelihoodModel<models::Bnn>);
 static_assert(!models::PointwiseLikelihoodModel<models::Shard<models::LogisticRegression>>);  // a shard holds part of the examples
+// Sampled on one scale, reported on another (the glm target): both maps, returning a point.
+struct ReportsOnly {  // a forward map alone cannot read a draw back
+  void gradient(const Eigen::VectorXd& x, Eigen::VectorXd& g, auto&) const { g = x; }
+  Eigen::VectorXd reported(const Eigen::VectorXd& x) const { return x; }
+};
+struct MapsInPlace {  // maps that write into an argument are not the concept's
+  void gradient(const Eigen::VectorXd& x, Eigen::VectorXd& g, auto&) const { g = x; }
+  void reported(const Eigen::VectorXd& x, Eigen::VectorXd& y) const { y = x; }
+  void sampled(const Eigen::VectorXd& y, Eigen::VectorXd& x) const { x = y; }
+};
+static_assert(ReparametrisedPotential<run::AnyTarget>);
+static_assert(!ReparametrisedPotential<models::Gaussian> && !ReparametrisedPotential<ReportsOnly> && !ReparametrisedPotential<MapsInPlace>);
 // SCIR's potential: the Dirichlet's Gamma shapes, not a gradient (and a gradient is not enough).
 static_assert(ConcentrationPotential<models::Dirichlet>);
 static_assert(!ConcentrationPotential<models::Gaussian>);

@@ -171,7 +171,7 @@ TEST_CASE("ratings CSV: dense ids, random and time-ordered splits") {
   CHECK(*std::max_element(early.time.begin(), early.time.end()) <= *std::min_element(late.time.begin(), late.time.end()));
   CHECK(std::is_sorted(early.time.begin(), early.time.end()));
   write_text(scratch("bad_ratings.csv"), "userId,movieId,rating\n1,2,3\n1,2,x\n");
-  CHECK(contains(error_of([] { data::load_ratings_csv(scratch("bad_ratings.csv")); }), "bad_ratings.csv:3: column 3: expected a number (a field of 1 characters is not one)"));
+  CHECK(contains(error_of([] { data::load_ratings_csv(scratch("bad_ratings.csv")); }), "bad_ratings.csv:3: column 3: expected a number (a field of 1 characters is not one; data row 2, column \"rating\")"));
   CHECK(contains(error_of([] { data::load_ratings_csv(scratch("absent.csv")); }), "scripts/data.sh movielens"));
   // Ids and timestamps a double cannot hold as distinct integers, or no integer at all (issue #40: a cast
   // of inf or of a number beyond int64 was undefined behaviour, and ids beyond 2^53 merged silently).

@@ -12,6 +12,7 @@
 #include <sgmcmc/models/glm/model.hpp>
 #include <sgmcmc/models/logistic.hpp>
 #include <sgmcmc/models/minibatch.hpp>
+#include <sgmcmc/models/shard.hpp>
 
 namespace sgmcmc::test_glm {
 namespace {
@@ -76,6 +77,16 @@ struct WithValue : GradientOnly {
   double likelihood_value(const Eigen::VectorXd&) const { return 0; }
 };
 static_assert(models::FullDataModel<WithValue>);
+
+// ReparametrisedModel and ModelWithStart (models/minibatch.hpp): the glm model and its shard offer both;
+// the logistic model (sampled as reported, started at 0) neither; a start that is not a point is not one.
+static_assert(models::ReparametrisedModel<Glm> && models::ModelWithStart<Glm>);
+static_assert(models::ReparametrisedModel<models::Shard<Glm>> && models::ModelWithStart<models::Shard<Glm>>);
+static_assert(!models::ReparametrisedModel<models::LogisticRegression> && !models::ModelWithStart<models::LogisticRegression>);
+struct StartAsNumber : GradientOnly {
+  double start() const { return 0; }
+};
+static_assert(!models::ModelWithStart<StartAsNumber>);
 
 static_assert(aux_count<Gaussian<Identity>> == 1 && aux_count<Student<Identity>> == 2 && aux_count<Poisson<Log>> == 0);
 

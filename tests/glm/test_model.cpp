@@ -2,6 +2,7 @@
 // central differences of its value, the batch path against the per-example one, the reported
 // (constrained) parameters and names, and the errors of make_glm.
 #include <cmath>
+#include <limits>
 #include <random>
 #include <string>
 #include <variant>
@@ -223,6 +224,87 @@ TEST_CASE("glm model: without an intercept the gradient still matches central di
       CHECK(std::abs(g[j] - d.derivative) <= d.tolerance);
     }
   }
+}
+
+}  // namespace sgmcmc::test_glm
+
+namespace sgmcmc::test_glm {
+
+using namespace sgmcmc::models::glm;
+
+// Would catch: a link's g not the inverse of its mean (the start's intercept off the data's mean), or
+// probit's Newton iteration stopping early.
+TEST_CASE("glm links: link(mean(eta)) is eta") {
+  for (double eta : {-2.5, -0.3, 0.0, 0.7, 3.0}) {
+    CAPTURE(eta);
+    CHECK(Identity::link(Identity::mean(eta)) == doctest::Approx(eta).epsilon(1e-14));
+    CHECK(Log::link(Log::mean(eta)) == doctest::Approx(eta).epsilon(1e-14));
+    CHECK(Logit::link(Logit::mean(eta)) == doctest::Approx(eta).epsilon(1e-12));
+    CHECK(Probit::link(Probit::mean(eta)) == doctest::Approx(eta).epsilon(1e-10));
+    CHECK(Cloglog::link(Cloglog::mean(eta)) == doctest::Approx(eta).epsilon(1e-10));
+  }
+  for (double eta : {0.2, 1.0, 4.0}) {  // sqrt and inverse: η > 0
+    CHECK(Sqrt::link(Sqrt::mean(eta)) == doctest::Approx(eta).epsilon(1e-14));
+    CHECK(Inverse::link(Inverse::mean(eta)) == doctest::Approx(eta).epsilon(1e-14));
+  }
+}
+
+// Would catch: a start outside a pair's support (a non-finite U where the mode search begins), an
+// intercept that is not g(ȳ), a σ that is not the sd of y, and a start the sampled point of which the
+// model's own U cannot evaluate.
+TEST_CASE("glm model: the start is the constant model's fit, inside every pair's support") {
+  for (const auto& [fam, link] : pairs) {
+    CAPTURE(fam);
+    CAPTURE(link);
+    const AnyFamily f = make_family(fam, link);
+    const Glm m = make_glm(small_data(fam, 40), f, some_priors(f));
+    const Eigen::VectorXd s = m.start();
+    REQUIRE(s.size() == m.dim());
+    CHECK(s.allFinite());
+    CHECK(s.segment(1, m.predictors()).isZero());
+    Eigen::VectorXd g = Eigen::VectorXd::Zero(m.dim());
+    m.add_likelihood_gradient(s, g);
+    CHECK(std::isfinite(m.likelihood_value(s)));
+    CHECK(g.allFinite());
+  }
+  const GlmData d = small_data("gaussian", 40);
+  const Glm g = make_glm(d, make_family("gaussian"), {});
+  const double mean = d.y.mean(), sd = std::sqrt((d.y.array() - mean).square().sum() / 39);
+  CHECK(g.start()[0] == doctest::Approx(mean).epsilon(1e-14));
+  CHECK(std::exp(g.start()[3]) == doctest::Approx(sd).epsilon(1e-14));
+  const Glm p = make_glm(small_data("poisson", 40), make_family("poisson"), {});
+  CHECK(std::exp(p.start()[0]) == doctest::Approx(std::max(0.1, small_data("poisson", 40).y.mean())).epsilon(1e-14));
+}
+
+// Would catch: a shard centred by its own rows' means, a part's start computed from its rows alone,
+// rows lost or repeated between the parts: the parts' likelihood sums must add up to the whole's.
+TEST_CASE("glm model: rows_of's parts add up to the whole model, with its centring and start") {
+  const AnyFamily f = make_family("student");
+  const Glm whole = make_glm(small_data("student", 30), f, some_priors(f));
+  const Glm a = rows_of(whole, 0, 13), b = rows_of(whole, 13, 17);
+  CHECK(a.size() == 13);
+  CHECK(b.size() == 17);
+  CHECK(a.design->means == whole.design->means);
+  CHECK(a.start() == whole.start());
+  CHECK(b.start() == whole.start());
+  const Eigen::VectorXd t = test_point(whole);
+  Eigen::VectorXd gw = Eigen::VectorXd::Zero(whole.dim()), ga = gw, gb = gw;
+  whole.add_likelihood_gradient(t, gw);
+  a.add_likelihood_gradient(t, ga);
+  b.add_likelihood_gradient(t, gb);
+  CHECK(((ga + gb - gw).array().abs() <= 1e-12 * (1 + gw.array().abs())).all());
+  CHECK(a.likelihood_value(t) + b.likelihood_value(t) == doctest::Approx(whole.likelihood_value(t)).epsilon(1e-13));
+  CHECK_THROWS_AS(rows_of(whole, 20, 11), Error);
+}
+
+// Would catch: a non-positive σ reaching log() (a NaN start), and an error that does not say which.
+TEST_CASE("glm model: sampled() refuses a reported point outside the domain, naming the parameter") {
+  const Glm m = make_glm(small_data("student"), make_family("student"), {});
+  Eigen::VectorXd r = m.reported(test_point(m));
+  r[3] = -1;
+  CHECK_THROWS_WITH_AS(m.sampled(r), "sigma (coordinate 3) is -1: expected a positive number", Error);
+  r[3] = 1, r[4] = std::numeric_limits<double>::infinity();
+  CHECK_THROWS_WITH_AS(m.sampled(r), "nu (coordinate 4) is inf: expected a positive number", Error);
 }
 
 }  // namespace sgmcmc::test_glm

@@ -136,7 +136,7 @@ TEST_CASE("glm section: errors name the path, the file, the column and the row")
   CHECK(section_error(with({{"prior", {{"b", 3}}}})) == "/target/prior/b: expected a string, got 3");
   const std::string bad = write_csv("bad.csv", "y,x\n1,2\n0,oops\n");
   CHECK(section_error({{"name", "glm"}, {"data", bad}, {"response", "y"}}) ==
-        "/target/data: " + data::shown(bad) + ":3: column 2: expected a number (a field of 4 characters is not one)");
+        "/target/data: " + data::shown(bad) + ":3: column 2: expected a number (a field of 4 characters is not one; data row 2, column \"x\")");
   const std::string headless = write_csv("headless.csv", "1,2\n0,3\n");
   CHECK(section_error({{"name", "glm"}, {"data", headless}, {"response", "y"}}) ==
         "/target/data: " + data::shown(headless) + ": the glm target names its columns by the file's header row, and the file has none");
