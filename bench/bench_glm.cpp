@@ -113,9 +113,9 @@ void Hand_gradient(benchmark::State& state) { time_gradient(state, Hand{}); }
 void Logistic_gradient(benchmark::State& state) { time_gradient(state, logistic()); }
 void Glm_gradient(benchmark::State& state) { time_gradient(state, glm()); }
 
-BENCHMARK(Hand_gradient)->Repetitions(5)->ReportAggregatesOnly(true);
-BENCHMARK(Logistic_gradient)->Repetitions(5)->ReportAggregatesOnly(true);
-BENCHMARK(Glm_gradient)->Repetitions(5)->ReportAggregatesOnly(true);
+BENCHMARK(Hand_gradient);
+BENCHMARK(Logistic_gradient);
+BENCHMARK(Glm_gradient);
 
 }  // namespace
 

@@ -10,14 +10,14 @@ reps="${REPS:-5}"
 out="${OUT:-build-bench/results}"
 cmake -S . -B build-bench -DCMAKE_BUILD_TYPE=Release -DSGMCMC_BUILD_BENCH=ON -DSGMCMC_BUILD_TESTS=OFF \
       -DSGMCMC_BUILD_APPS=OFF > /dev/null
-cmake --build build-bench -j"$(nproc)" --target bench_sghmc_step bench_normals bench_geodesic bench_logistic bench_sam bench_run_layer bench_dense bench_batch_indices
+cmake --build build-bench -j"$(nproc)" --target bench_sghmc_step bench_normals bench_geodesic bench_logistic bench_sam bench_run_layer bench_dense bench_batch_indices bench_glm
 mkdir -p "$out"
 echo "machine: $(nproc) cores, $(lscpu | grep 'Model name' | sed 's/Model name: *//'); load: $(cut -d' ' -f1-3 /proc/loadavg)"
 # bench_dense's OpenBLAS baseline: the kernel this CPU should get (0.3.21 does not recognise newer CPUs),
 # one thread like the library's product.
 coretype=Haswell; grep -q avx512f /proc/cpuinfo && coretype=SkylakeX
 export OPENBLAS_CORETYPE="${OPENBLAS_CORETYPE:-$coretype}" OPENBLAS_NUM_THREADS=1
-for b in bench_normals bench_sghmc_step bench_geodesic bench_logistic bench_sam bench_run_layer bench_dense bench_batch_indices; do
+for b in bench_normals bench_sghmc_step bench_geodesic bench_logistic bench_sam bench_run_layer bench_dense bench_batch_indices bench_glm; do
   # Random interleaving runs the repetitions of all benchmarks in shuffled order, so a busy neighbour
   # slows the library, the hand loop and the floor alike instead of whichever ran at the wrong moment.
   ./build-bench/bench/"$b" --benchmark_repetitions="$reps" --benchmark_report_aggregates_only=true \
@@ -115,4 +115,11 @@ if rl:
         c, e, a = (rl.get(f"BM_{k}/{d}") for k in ("Concrete", "Erased", "Cli"))
         if None not in (c, e, a):
             print(f"  {d:5d} {c:9.1f} {e:9.1f} {a:9.1f} {a - c:9.1f}")
+gl = {r["run_name"]: r["real_time"] for r in json.load(open(f"{out}/bench_glm.json"))["benchmarks"] if r.get("aggregate_name") == "median"}
+if gl:
+    print("\nGLM target's minibatch gradient, logistic model, N = 1e5, d = 50, batch 100 (median ns per gradient; issue #35:"
+          "\n  the same cost as the logistic target's):")
+    h, l, g = (gl.get(f"{k}_gradient") for k in ("Hand", "Logistic", "Glm"))
+    if None not in (h, l, g):
+        print(f"  hand {h:8.0f}  logistic {l:8.0f}  glm {g:8.0f}  glm/logistic {g / l:5.2f}  glm/hand {g / h:5.2f}")
 PY

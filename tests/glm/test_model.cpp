@@ -241,7 +241,9 @@ TEST_CASE("glm links: link(mean(eta)) is eta") {
     CHECK(Log::link(Log::mean(eta)) == doctest::Approx(eta).epsilon(1e-14));
     CHECK(Logit::link(Logit::mean(eta)) == doctest::Approx(eta).epsilon(1e-12));
     CHECK(Probit::link(Probit::mean(eta)) == doctest::Approx(eta).epsilon(1e-10));
-    CHECK(Cloglog::link(Cloglog::mean(eta)) == doctest::Approx(eta).epsilon(1e-10));
+    // At η = 3 cloglog's μ is 1 − 2·10⁻⁹: its double holds η to about 10⁻⁷ only (the representation,
+    // not the link), so the round trip is checked where μ keeps η's digits.
+    if (eta <= 1) CHECK(Cloglog::link(Cloglog::mean(eta)) == doctest::Approx(eta).epsilon(1e-10));
   }
   for (double eta : {0.2, 1.0, 4.0}) {  // sqrt and inverse: η > 0
     CHECK(Sqrt::link(Sqrt::mean(eta)) == doctest::Approx(eta).epsilon(1e-14));
