@@ -154,6 +154,16 @@ struct Poisson {
   }
 };
 
+/// A positive shape parameter e^u with the constants its densities take (negative_binomial's φ, gamma's
+/// α): computed once per batch or block, not per example.
+struct ShapeConstants {
+  double value, log, lgamma, digamma;  ///< e^u, u, log Γ(e^u), ψ(e^u)
+};
+inline ShapeConstants shape_constants(double u) {
+  const double k = std::exp(u);
+  return {k, u, std::lgamma(k), digamma(k)};
+}
+
 /// Stan's neg_binomial_2(μ, φ), brms's negative_binomial with `shape` φ, u = log φ:
 ///   ℓ = log Γ(y + φ) − log Γ(y + 1) − log Γ(φ) + y log μ + φ log φ − (y + φ) log(μ + φ),
 ///   ∂ℓ/∂η = (log μ)′ (y − (y + φ) μ/(μ + φ)),
@@ -164,24 +174,19 @@ struct NegativeBinomial {
   static constexpr std::string_view name = "negative_binomial";
   static constexpr std::string_view link_name = L::name;
   static constexpr std::array<std::string_view, 1> aux_names{"shape"};
-  struct Params {
-    double phi, log_phi, lgamma_phi, digamma_phi;
-  };
-  static Params params(std::span<const double> u) {
-    const double phi = std::exp(u[0]);
-    return {phi, u[0], std::lgamma(phi), digamma(phi)};
-  }
+  using Params = ShapeConstants;  // of φ
+  static Params params(std::span<const double> u) { return shape_constants(u[0]); }
   static double log_lik(const Params& p, double y, double, double eta) {
     if (!L::positive(eta)) return detail::neg_inf;
-    const double lm = L::log_mean(eta), lmp = log_add_exp(lm, p.log_phi);
-    return std::lgamma(y + p.phi) - std::lgamma(y + 1) - p.lgamma_phi + (y > 0 ? y * lm : 0.0) + p.phi * p.log_phi - (y + p.phi) * lmp;
+    const double lm = L::log_mean(eta), lmp = log_add_exp(lm, p.log);
+    return std::lgamma(y + p.value) - std::lgamma(y + 1) - p.lgamma + (y > 0 ? y * lm : 0.0) + p.value * p.log - (y + p.value) * lmp;
   }
   static double gradient(const Params& p, double y, double, double eta, std::span<double> d_aux) {
     if (!L::positive(eta)) return d_aux[0] = detail::nan;
-    const double lm = L::log_mean(eta), lmp = log_add_exp(lm, p.log_phi);
+    const double lm = L::log_mean(eta), lmp = log_add_exp(lm, p.log);
     const double share = std::exp(lm - lmp);  // μ/(μ + φ)
-    d_aux[0] += p.phi * (digamma(y + p.phi) - p.digamma_phi + p.log_phi + 1 - lmp - (y + p.phi) * std::exp(-lmp));
-    return L::d_log_mean(eta) * (y - (y + p.phi) * share);
+    d_aux[0] += p.value * (digamma(y + p.value) - p.digamma + p.log + 1 - lmp - (y + p.value) * std::exp(-lmp));
+    return L::d_log_mean(eta) * (y - (y + p.value) * share);
   }
 };
 
@@ -256,23 +261,18 @@ struct Gamma {
   static constexpr std::string_view name = "gamma";
   static constexpr std::string_view link_name = L::name;
   static constexpr std::array<std::string_view, 1> aux_names{"shape"};
-  struct Params {
-    double alpha, log_alpha, lgamma_alpha, digamma_alpha;
-  };
-  static Params params(std::span<const double> u) {
-    const double alpha = std::exp(u[0]);
-    return {alpha, u[0], std::lgamma(alpha), digamma(alpha)};
-  }
+  using Params = ShapeConstants;  // of α
+  static Params params(std::span<const double> u) { return shape_constants(u[0]); }
   static double log_lik(const Params& p, double y, double, double eta) {
     if (!L::positive(eta)) return detail::neg_inf;
     const double lm = L::log_mean(eta);
-    return p.alpha * (p.log_alpha - lm) - p.lgamma_alpha + (p.alpha - 1) * std::log(y) - p.alpha * y * std::exp(-lm);
+    return p.value * (p.log - lm) - p.lgamma + (p.value - 1) * std::log(y) - p.value * y * std::exp(-lm);
   }
   static double gradient(const Params& p, double y, double, double eta, std::span<double> d_aux) {
     if (!L::positive(eta)) return d_aux[0] = detail::nan;
     const double lm = L::log_mean(eta), ratio = y * std::exp(-lm);
-    d_aux[0] += p.alpha * (p.log_alpha + 1 - lm - p.digamma_alpha + std::log(y) - ratio);
-    return p.alpha * L::d_log_mean(eta) * (ratio - 1);
+    d_aux[0] += p.value * (p.log + 1 - lm - p.digamma + std::log(y) - ratio);
+    return p.value * L::d_log_mean(eta) * (ratio - 1);
   }
 };
 

@@ -60,12 +60,7 @@ json kid_config() {
 }
 
 fs::path run_to(const std::string& name, const json& config, const std::string& formats = "json") {
-  const fs::path out = scratch() / (name + ".json");
-  const Result r = run_cli(scratch(), fmt::format("run -q '{}' -o '{}' --format {}", write_json(scratch(), name + ".config.json", config).string(),
-                                                  out.string(), formats));
-  INFO(r.err);
-  REQUIRE(r.code == 0);
-  return out;
+  return sgmcmc_test::cli::run_to(scratch(), name, config, formats);
 }
 
 /// A run that must fail: its message, with the record not written.

@@ -50,12 +50,7 @@ json logistic_config(const fs::path& data) {
 
 /// Runs `config` into OUT = scratch/NAME.json with `formats`; REQUIREs success and returns OUT.
 fs::path run_to(const std::string& name, const json& config, const std::string& formats = "json") {
-  const fs::path out = scratch() / (name + ".json");
-  const Result r = run_cli(scratch(), fmt::format("run -q '{}' -o '{}' --format {}", write_json(scratch(), name + ".config.json", config).string(),
-                                                  out.string(), formats));
-  INFO(r.err);
-  REQUIRE(r.code == 0);
-  return out;
+  return sgmcmc_test::cli::run_to(scratch(), name, config, formats);
 }
 
 /// The error of a run of `config` that must fail with exit code 1.

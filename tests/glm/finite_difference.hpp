@@ -10,6 +10,9 @@
 #include <cmath>
 #include <limits>
 
+#include <Eigen/Core>
+#include <doctest/doctest.h>
+
 namespace sgmcmc::test_glm {
 
 struct Difference {
@@ -23,6 +26,26 @@ Difference central_difference(F&& f, double x, double delta = 1e-4) {
   const double d1 = (fp1 - fm1) / (2 * delta), d2 = (fp2 - fm2) / (4 * delta);
   const double scale = std::max({1.0, std::abs(fp1), std::abs(fm1), std::abs(fp2), std::abs(fm2)});
   return {d1, std::abs(d1 - d2) + 64 * std::numeric_limits<double>::epsilon() * scale / delta};
+}
+
+/// Checks ∇U at t, as `potential.exact_gradient` gives it, against central differences of
+/// `potential.value` coordinate by coordinate (each within its derived tolerance).
+template <class P>
+void check_gradient_by_differences(const P& potential, const Eigen::VectorXd& t) {
+  Eigen::VectorXd g;
+  potential.exact_gradient(t, g);
+  REQUIRE(g.size() == t.size());
+  for (Eigen::Index j = 0; j < t.size(); ++j) {
+    CAPTURE(j);
+    const auto d = central_difference(
+        [&](double v) {
+          Eigen::VectorXd s = t;
+          s[j] = v;
+          return potential.value(s);
+        },
+        t[j]);
+    CHECK(std::abs(g[j] - d.derivative) <= d.tolerance);
+  }
 }
 
 }  // namespace sgmcmc::test_glm

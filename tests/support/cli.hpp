@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include <doctest/doctest.h>
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
@@ -92,6 +93,17 @@ inline fs::path write_json(const fs::path& dir, const std::string& name, const j
 }
 
 inline json read_json(const fs::path& p) { return json::parse(slurp(p)); }
+
+/// Runs `config` (written as DIR/NAME.config.json) into DIR/NAME.json with `formats` (--format); REQUIREs
+/// success, showing the error otherwise, and returns the record's path.
+inline fs::path run_to(const fs::path& dir, const std::string& name, const json& config, const std::string& formats = "json") {
+  const fs::path out = dir / (name + ".json");
+  const Result r = run_cli(dir, fmt::format("run -q '{}' -o '{}' --format {}", write_json(dir, name + ".config.json", config).string(),
+                                            out.string(), formats));
+  INFO(r.err);
+  REQUIRE(r.code == 0);
+  return out;
+}
 
 /// The lines of a Stan CSV file that are not comments: the column names, then a row per draw.
 inline std::vector<std::string> rows_of(const fs::path& p) {
