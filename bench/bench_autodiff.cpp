@@ -259,6 +259,7 @@ BENCHMARK(BM_GlmLinearPredictor);
 BENCHMARK(BM_GlmForwardChunk<4>);
 BENCHMARK(BM_GlmForwardChunk<8>);
 BENCHMARK(BM_GlmForwardChunk<16>);
+BENCHMARK(BM_GlmForwardChunk<32>);
 BENCHMARK(BM_GlmEigenFixed);
 BENCHMARK(BM_GlmEigenDynamic);
 BENCHMARK(BM_NetHand)->Unit(benchmark::kMicrosecond);

@@ -30,43 +30,43 @@ template <int N>
 struct Dual {
   static_assert(N >= 1, "a dual number carries at least one direction");
   double v = 0;                   ///< the value
-  std::array<double, N> d{};      ///< the derivatives along the N seeded directions
+  Eigen::Array<double, N, 1> d = Eigen::Array<double, N, 1>::Zero();  ///< the derivatives along the N seeded directions
 
-  constexpr Dual() = default;
-  constexpr Dual(double value) : v(value) {}  // NOLINT: a constant is a dual with zero derivative
-  constexpr Dual(double value, const std::array<double, N>& tangent) : v(value), d(tangent) {}
+  Dual() = default;
+  Dual(double value) : v(value) {}  // NOLINT: a constant is a dual with zero derivative
   /// The variable `value` seeded along direction j: d = e_j.
-  static constexpr Dual variable(double value, int j) {
+  static Dual variable(double value, int j) {
     Dual x(value);
-    x.d[static_cast<std::size_t>(j)] = 1;
+    x.d[j] = 1;
     return x;
   }
 
   /// f(v) + f′(v)·d: the chain rule of a unary function with value fv and derivative dfv.
-  static constexpr Dual chain(double fv, double dfv, const Dual& x) {
-    Dual r(fv);
-    for (int j = 0; j < N; ++j) r.d[j] = dfv * x.d[j];
+  static Dual chain(double fv, double dfv, const Dual& x) {
+    Dual r;
+    r.v = fv;
+    r.d = dfv * x.d;
     return r;
   }
 
   Dual& operator+=(const Dual& o) {
     v += o.v;
-    for (int j = 0; j < N; ++j) d[j] += o.d[j];
+    d += o.d;
     return *this;
   }
   Dual& operator-=(const Dual& o) {
     v -= o.v;
-    for (int j = 0; j < N; ++j) d[j] -= o.d[j];
+    d -= o.d;
     return *this;
   }
   Dual& operator*=(const Dual& o) {  // (a + a′ε)(b + b′ε) = ab + (a′b + ab′)ε
-    for (int j = 0; j < N; ++j) d[j] = d[j] * o.v + v * o.d[j];
+    d = d * o.v + v * o.d;
     v *= o.v;
     return *this;
   }
   Dual& operator/=(const Dual& o) {  // (a/b)′ = (a′ − (a/b) b′)/b
     const double inv = 1 / o.v, q = v * inv;
-    for (int j = 0; j < N; ++j) d[j] = (d[j] - q * o.d[j]) * inv;
+    d = (d - q * o.d) * inv;
     v = q;
     return *this;
   }
@@ -74,7 +74,7 @@ struct Dual {
   Dual& operator-=(double c) { return v -= c, *this; }
   Dual& operator*=(double c) {
     v *= c;
-    for (int j = 0; j < N; ++j) d[j] *= c;
+    d *= c;
     return *this;
   }
   Dual& operator/=(double c) { return *this *= 1 / c; }
@@ -154,7 +154,7 @@ template <int N> Dual<N> log_sum_exp(const Dual<N>& a, const Dual<N>& b) {
   const Dual<N>& hi = a.v >= b.v ? a : b;
   const Dual<N>& lo = a.v >= b.v ? b : a;
   Dual<N> r(hi.v + std::log1p(e));
-  for (int j = 0; j < N; ++j) r.d[j] = w * hi.d[j] + (1 - w) * lo.d[j];
+  r.d = w * hi.d + (1 - w) * lo.d;
   return r;
 }
 

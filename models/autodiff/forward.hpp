@@ -34,11 +34,11 @@ double add_forward_gradient(const F& f, const Eigen::VectorXd& theta, Eigen::Vec
   double value = 0;
   for (Eigen::Index begin = 0; begin < d; begin += W) {
     const Eigen::Index width = std::min<Eigen::Index>(W, d - begin);
-    for (Eigen::Index j = 0; j < width; ++j) seeded[begin + j].d[static_cast<std::size_t>(j)] = 1;
+    for (Eigen::Index j = 0; j < width; ++j) seeded[begin + j].d[j] = 1;
     const Dual<W> r = f(static_cast<const Vector<Dual<W>>&>(seeded));
     for (Eigen::Index j = 0; j < width; ++j) {
-      g[begin + j] += scale * r.d[static_cast<std::size_t>(j)];
-      seeded[begin + j].d[static_cast<std::size_t>(j)] = 0;
+      g[begin + j] += scale * r.d[j];
+      seeded[begin + j].d[j] = 0;
     }
     value = r.v;  // the same in every pass
   }

@@ -211,7 +211,7 @@ struct LinearPredictorModel {
   /// ψ_i = −∂ℓ_i/∂η at η, and dphi += −∂ℓ_i/∂φ; returns −ℓ_i.
   double coefficient(std::size_t i, double eta, const std::array<D, P>& phi, std::array<double, P>& dphi, double* value = nullptr) const {
     const D r = call(i, D::variable(eta, 0), phi);
-    for (int j = 0; j < P; ++j) dphi[static_cast<std::size_t>(j)] -= r.d[static_cast<std::size_t>(j) + 1];
+    for (int j = 0; j < P; ++j) dphi[static_cast<std::size_t>(j)] -= r.d[j + 1];
     if (value) *value -= r.v;
     return -r.d[0];
   }

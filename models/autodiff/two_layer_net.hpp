@@ -96,7 +96,7 @@ struct TwoLayerNet {
       std::array<Dual<K>, K> o;
       for (int k = 0; k < K; ++k) o[static_cast<std::size_t>(k)] = Dual<K>::variable(s.o(k, c), k);
       const Dual<K> r = spec.log_likelihood(idx[static_cast<std::size_t>(c)], o);
-      for (int k = 0; k < K; ++k) s.o(k, c) = -scale * r.d[static_cast<std::size_t>(k)];
+      for (int k = 0; k < K; ++k) s.o(k, c) = -scale * r.d[k];
     }
     const Eigen::Map<const Matrix> W2(theta.data() + layer1_size(), H, K);
     Eigen::Map<Matrix> gW1(g.data(), d, H), gW2(g.data() + layer1_size(), H, K);
