@@ -1,6 +1,7 @@
 // The gradient of a minibatch, hand-written against automatic differentiation (issue #35 item 3):
 // g = ∇(−log p(θ)) + (N/n) Σ_{i ∈ batch} ∇(−log p(x_i | θ)), one call per benchmark iteration, the batch
-// cycling through 256 fixed batches of n = 100 drawn without replacement from N = 10⁵ examples.
+// cycling through 256 fixed batches of n = 100 drawn without replacement from N = 10⁴ examples (and 10⁵ for
+// the GLM's two fastest paths, where the gather of the batch's columns waits on memory).
 //
 // Bayesian logistic regression, d = 50 (prior N(0, I)):
 //   GlmHand            models::LogisticRegression: the library's hand-written batch path (gather, two
@@ -46,11 +47,13 @@ namespace ad = sgmcmc::models::autodiff;
 using Eigen::VectorXd;
 
 constexpr Eigen::Index d = 50;
-constexpr std::size_t N = 10000, batch = 100, batches = 256;
+constexpr std::size_t N = 10000, batch = 100, batches = 256;  // N: the compute-bound cases' data set
 constexpr double tolerance = 1e-10;
 
-std::shared_ptr<const data::Dataset<double>> logistic_data() {
-  static const auto p = std::make_shared<const data::Dataset<double>>(data::synthetic_logistic(N, d, 1).data);
+std::shared_ptr<const data::Dataset<double>> logistic_data(std::size_t n_examples = N) {
+  static std::map<std::size_t, std::shared_ptr<const data::Dataset<double>>> cache;
+  auto& p = cache[n_examples];
+  if (!p) p = std::make_shared<const data::Dataset<double>>(data::synthetic_logistic(n_examples, d, 1).data);
   return p;
 }
 const std::vector<std::vector<std::size_t>>& batch_list(std::size_t n_examples) {
@@ -122,16 +125,18 @@ double rel_diff(const VectorXd& a, const VectorXd& b) { return (a - b).lpNorm<Ei
 
 // ---- logistic cases --------------------------------------------------------------------------------
 
-models::Minibatch<models::LogisticRegression> hand_glm() {
-  return models::minibatch(models::LogisticRegression{logistic_data(), 1.0}, batch, models::Sampling::without_replacement);
+models::Minibatch<models::LogisticRegression> hand_glm(std::size_t n_examples) {
+  return models::minibatch(models::LogisticRegression{logistic_data(n_examples), 1.0}, batch, models::Sampling::without_replacement);
 }
+/// The case's data-set size: the benchmark's argument, N by default.
+std::size_t examples_of(const benchmark::State& state) { return state.range(0) ? static_cast<std::size_t>(state.range(0)) : N; }
 
 template <class F>
 void run_glm(benchmark::State& state, F&& gradient) {
-  const auto& list = batch_list(N);
+  const auto& list = batch_list(examples_of(state));
   const VectorXd th = theta_of(d, 0.3);
   VectorXd g(d), ref(d);
-  minibatch_gradient(hand_glm(), th, list[0], ref);
+  minibatch_gradient(hand_glm(examples_of(state)), th, list[0], ref);
   gradient(th, list[0], g);
   const double diff = rel_diff(g, ref);
   if (!(diff <= tolerance)) state.SkipWithError("the AD gradient differs from the hand-written one");
@@ -145,11 +150,11 @@ void run_glm(benchmark::State& state, F&& gradient) {
 }
 
 void BM_GlmHand(benchmark::State& state) {
-  const auto m = hand_glm();
+  const auto m = hand_glm(examples_of(state));
   run_glm(state, [&](const VectorXd& th, const auto& idx, VectorXd& g) { minibatch_gradient(m, th, idx, g); });
 }
 void BM_GlmLinearPredictor(benchmark::State& state) {
-  const auto data = logistic_data();
+  const auto data = logistic_data(examples_of(state));
   auto y = std::make_shared<const VectorXd>(data->y.cast<double>());
   const auto m = models::minibatch(ad::linear_predictor_model(LogisticOfEta{y}, data->x), batch, models::Sampling::without_replacement);
   run_glm(state, [&](const VectorXd& th, const auto& idx, VectorXd& g) { minibatch_gradient(m, th, idx, g); });
@@ -254,8 +259,9 @@ void BM_NetAutodiff(benchmark::State& state) {
   run_net(state, [&](const VectorXd& th, const auto& idx, VectorXd& g) { minibatch_gradient(m, th, idx, g); });
 }
 
-BENCHMARK(BM_GlmHand);
-BENCHMARK(BM_GlmLinearPredictor);
+// N = 10⁴ (4 MB: the batch's columns in cache) and 10⁵ (40 MB: the gather waits on memory).
+BENCHMARK(BM_GlmHand)->Arg(10000)->Arg(100000);
+BENCHMARK(BM_GlmLinearPredictor)->Arg(10000)->Arg(100000);
 BENCHMARK(BM_GlmForwardChunk<4>);
 BENCHMARK(BM_GlmForwardChunk<8>);
 BENCHMARK(BM_GlmForwardChunk<16>);
