@@ -50,7 +50,7 @@ constexpr Eigen::Index d = 50;
 constexpr std::size_t N = 10000, batch = 100, batches = 256;  // N: the compute-bound cases' data set
 constexpr double tolerance = 1e-10;
 
-std::shared_ptr<const data::Dataset<double>> logistic_data(std::size_t n_examples = N) {
+std::shared_ptr<const data::Dataset<double>> logistic_data(std::size_t n_examples) {
   static std::map<std::size_t, std::shared_ptr<const data::Dataset<double>>> cache;
   auto& p = cache[n_examples];
   if (!p) p = std::make_shared<const data::Dataset<double>>(data::synthetic_logistic(n_examples, d, 1).data);
@@ -128,8 +128,8 @@ double rel_diff(const VectorXd& a, const VectorXd& b) { return (a - b).lpNorm<Ei
 models::Minibatch<models::LogisticRegression> hand_glm(std::size_t n_examples) {
   return models::minibatch(models::LogisticRegression{logistic_data(n_examples), 1.0}, batch, models::Sampling::without_replacement);
 }
-/// The case's data-set size: the benchmark's argument, N by default.
-std::size_t examples_of(const benchmark::State& state) { return state.range(0) ? static_cast<std::size_t>(state.range(0)) : N; }
+/// The case's data-set size: the benchmark's argument (every GLM case has one).
+std::size_t examples_of(const benchmark::State& state) { return static_cast<std::size_t>(state.range(0)); }
 
 template <class F>
 void run_glm(benchmark::State& state, F&& gradient) {
@@ -161,16 +161,16 @@ void BM_GlmLinearPredictor(benchmark::State& state) {
 }
 template <int W>
 void BM_GlmForwardChunk(benchmark::State& state) {
-  const auto m = models::minibatch(ad::ExampleModel<LogisticLoop, W>{LogisticLoop{logistic_data()}}, batch, models::Sampling::without_replacement);
+  const auto m = models::minibatch(ad::ExampleModel<LogisticLoop, W>{LogisticLoop{logistic_data(examples_of(state))}}, batch, models::Sampling::without_replacement);
   run_glm(state, [&](const VectorXd& th, const auto& idx, VectorXd& g) { minibatch_gradient(m, th, idx, g); });
 }
 void BM_GlmEigenFixed(benchmark::State& state) {
-  const LogisticLoop l{logistic_data()};
+  const LogisticLoop l{logistic_data(examples_of(state))};
   ad::Vector<Eigen::AutoDiffScalar<Eigen::Matrix<double, d, 1>>> seeded;
   run_glm(state, [&](const VectorXd& th, const auto& idx, VectorXd& g) { eigen_gradient(l, th, idx, g, seeded); });
 }
 void BM_GlmEigenDynamic(benchmark::State& state) {
-  const LogisticLoop l{logistic_data()};
+  const LogisticLoop l{logistic_data(examples_of(state))};
   ad::Vector<Eigen::AutoDiffScalar<VectorXd>> seeded;
   run_glm(state, [&](const VectorXd& th, const auto& idx, VectorXd& g) { eigen_gradient(l, th, idx, g, seeded); });
 }
@@ -262,12 +262,12 @@ void BM_NetAutodiff(benchmark::State& state) {
 // N = 10⁴ (4 MB: the batch's columns in cache) and 10⁵ (40 MB: the gather waits on memory).
 BENCHMARK(BM_GlmHand)->Arg(10000)->Arg(100000);
 BENCHMARK(BM_GlmLinearPredictor)->Arg(10000)->Arg(100000);
-BENCHMARK(BM_GlmForwardChunk<4>);
-BENCHMARK(BM_GlmForwardChunk<8>);
-BENCHMARK(BM_GlmForwardChunk<16>);
-BENCHMARK(BM_GlmForwardChunk<32>);
-BENCHMARK(BM_GlmEigenFixed);
-BENCHMARK(BM_GlmEigenDynamic);
+BENCHMARK(BM_GlmForwardChunk<4>)->Arg(N);
+BENCHMARK(BM_GlmForwardChunk<8>)->Arg(N);
+BENCHMARK(BM_GlmForwardChunk<16>)->Arg(N);
+BENCHMARK(BM_GlmForwardChunk<32>)->Arg(N);
+BENCHMARK(BM_GlmEigenFixed)->Arg(N);
+BENCHMARK(BM_GlmEigenDynamic)->Arg(N);
 BENCHMARK(BM_NetHand)->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_NetAutodiff)->Unit(benchmark::kMicrosecond);
 

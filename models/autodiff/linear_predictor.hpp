@@ -28,7 +28,6 @@
 
 #include <Eigen/Core>
 
-#include <sgmcmc/data/gather.hpp>
 #include <sgmcmc/models/autodiff/dual.hpp>
 #include <sgmcmc/models/autodiff/prior.hpp>
 #include <sgmcmc/models/minibatch.hpp>
