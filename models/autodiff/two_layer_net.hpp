@@ -6,9 +6,11 @@
 //   A = X_bᵀW1 + 1b1ᵀ (n × H),  Z = h(A),  O = W2ᵀZᵀ + b2 1ᵀ (K × n),  ℓ_i(O_{·i});
 //   δO_{·i} = −∇_o ℓ_i (one Dual<K> evaluation of ℓ_i),  ∇W2 = Zᵀ δOᵀ,  ∇b2 = δO 1,
 //   δA = (δOᵀ W2ᵀ) ⊙ h′(A) (h′ by one Dual<1> per unit, with h itself),  ∇W1 = X_b δA,  ∇b1 = δAᵀ 1.
-// Only the scalar pieces are differentiated by dual numbers; every product is Eigen's, so the gradient
-// costs what hand-written backprop costs plus the duals' share (docs/benchmarks.md, "Automatic
-// differentiation", against models/bnn.hpp's hand-written backprop).
+// Only the scalar pieces are differentiated by dual numbers; the products are models/bnn.hpp's (the two
+// large ones, X_bᵀW1 and X_b δA, on dense::multiply's fixed-order kernel, the small ones on Eigen), so
+// the gradient costs what hand-written backprop costs plus the duals' share (docs/benchmarks.md,
+// "Automatic differentiation", against models/bnn.hpp's hand-written backprop), and a program with both
+// compiles each product once.
 // θ = [vec(W1) (d × H), b1 (H), vec(W2) (H × K), b2 (K)], models/bnn.hpp's layout.
 //
 // A models::DataModel with the batch path, the exact U and the pointwise log-likelihood.
@@ -25,6 +27,7 @@
 #include <sgmcmc/models/autodiff/dual.hpp>
 #include <sgmcmc/models/autodiff/prior.hpp>
 #include <sgmcmc/models/minibatch.hpp>
+#include <sgmcmc/modules/dense/product.hpp>
 
 namespace sgmcmc::models::autodiff {
 
@@ -104,7 +107,7 @@ struct TwoLayerNet {
     g.segment(layer1_size() + H * K, K) += s.o.rowwise().sum();
     s.dz.noalias() = s.o.transpose() * W2.transpose();  // n × H
     s.a.array() = s.dz.array() * s.slope.array();       // δA = (δOᵀW2ᵀ) ⊙ h′(A)
-    gW1.noalias() += s.x * s.a;
+    dense::multiply_add(gW1, s.x, s.a);
     g.segment(d * H, H) += s.a.colwise().sum().transpose();
   }
   void add_example_gradient(const Eigen::VectorXd& theta, std::size_t i, Eigen::VectorXd& g, double scale) const {
@@ -123,14 +126,14 @@ struct TwoLayerNet {
 
  private:
   /// scratch.a = Z = h(X_bᵀW1 + 1b1ᵀ) (n × H), scratch.slope = h′ there (when asked), scratch.o = O (K × n).
-  template <class X>
+  template <dense::DirectMatrix X>
   void forward(const Eigen::VectorXd& theta, const X& xb, bool slopes) const {
     const Eigen::Index d = in(), H = hidden, n = xb.cols();
     auto& s = scratch;
     const Eigen::Map<const Matrix> W1(theta.data(), d, H), W2(theta.data() + layer1_size(), H, K);
     const Eigen::Map<const Eigen::VectorXd> b1(theta.data() + d * H, H), b2(theta.data() + layer1_size() + H * K, K);
     s.a.resize(n, H);
-    s.a.noalias() = xb.transpose() * W1;
+    dense::multiply(s.a, xb.transpose(), W1);
     s.a.rowwise() += b1.transpose();
     if (slopes) {
       s.slope.resize(n, H);
