@@ -10,14 +10,14 @@ reps="${REPS:-5}"
 out="${OUT:-build-bench/results}"
 cmake -S . -B build-bench -DCMAKE_BUILD_TYPE=Release -DSGMCMC_BUILD_BENCH=ON -DSGMCMC_BUILD_TESTS=OFF \
       -DSGMCMC_BUILD_APPS=OFF > /dev/null
-cmake --build build-bench -j"$(nproc)" --target bench_sghmc_step bench_normals bench_geodesic bench_logistic bench_sam bench_run_layer bench_dense bench_batch_indices bench_glm
+cmake --build build-bench -j"$(nproc)" --target bench_sghmc_step bench_normals bench_geodesic bench_logistic bench_sam bench_run_layer bench_dense bench_batch_indices bench_glm bench_autodiff
 mkdir -p "$out"
 echo "machine: $(nproc) cores, $(lscpu | grep 'Model name' | sed 's/Model name: *//'); load: $(cut -d' ' -f1-3 /proc/loadavg)"
 # bench_dense's OpenBLAS baseline: the kernel this CPU should get (0.3.21 does not recognise newer CPUs),
 # one thread like the library's product.
 coretype=Haswell; grep -q avx512f /proc/cpuinfo && coretype=SkylakeX
 export OPENBLAS_CORETYPE="${OPENBLAS_CORETYPE:-$coretype}" OPENBLAS_NUM_THREADS=1
-for b in bench_normals bench_sghmc_step bench_geodesic bench_logistic bench_sam bench_run_layer bench_dense bench_batch_indices bench_glm; do
+for b in bench_normals bench_sghmc_step bench_geodesic bench_logistic bench_sam bench_run_layer bench_dense bench_batch_indices bench_glm bench_autodiff; do
   # Random interleaving runs the repetitions of all benchmarks in shuffled order, so a busy neighbour
   # slows the library, the hand loop and the floor alike instead of whichever ran at the wrong moment.
   ./build-bench/bench/"$b" --benchmark_repetitions="$reps" --benchmark_report_aggregates_only=true \
@@ -122,4 +122,15 @@ if gl:
     h, l, g = (gl.get(f"{k}_gradient") for k in ("Hand", "Logistic", "Glm"))
     if None not in (h, l, g):
         print(f"  hand {h:8.0f}  logistic {l:8.0f}  glm {g:8.0f}  glm/logistic {g / l:5.2f}  glm/hand {g / h:5.2f}")
+ad = {r["run_name"]: r["cpu_time"] for r in json.load(open(f"{out}/bench_autodiff.json"))["benchmarks"]
+      if r.get("aggregate_name") == "median"}
+if ad:
+    print("\nAutomatic differentiation (median CPU us per minibatch gradient, ratio to the hand-written one; issue #35:"
+          "\n  GLM <= 1.5, net <= 3):")
+    for name, t in ad.items():
+        n = name.split("/")[1] if "/" in name else ""
+        hand = ad.get(f"BM_GlmHand/{n}") if name.startswith("BM_Glm") else ad.get("BM_NetHand")
+        unit = 1e-3 if name.startswith("BM_Glm") else 1.0  # ns for the GLM cases, us for the net's
+        if hand:
+            print(f"  {name:34s} {t * unit:10.2f} {t / hand:8.2f}")
 PY
