@@ -258,15 +258,17 @@ struct Sampler {
     const Scaled<P> scaled{&potential,      &s.factor,   &s.scratch, &s.scratch_t, &s.scratch_k, gradients ? &s.square_sum : nullptr,
                            &s.collected};
     const StepInfo info = inner.step(s.inner, scaled, rng, t);
+    s.factor.apply(inner.position(s.inner), s.theta, s.scratch_k);
     if (collect && kind != Kind::diagonal) {  // Welford's update: M2 += ((n − 1)/n)·δδᵀ, δ = θ − mean before the update
-      s.factor.apply(inner.position(s.inner), s.theta, s.scratch_k);
       const double n = static_cast<double>(++s.collected);
       s.scratch_t = s.theta - s.draw_mean;
       s.draw_mean += s.scratch_t / n;
       s.draw_m2.noalias() += ((n - 1.0) / n) * s.scratch_t * s.scratch_t.transpose();
     }
-    if (t + 1 == adapt_steps && s.collected > 0) fix(s);
-    s.factor.apply(inner.position(s.inner), s.theta, s.scratch_k);
+    if (t + 1 == adapt_steps && s.collected > 0) {
+      fix(s);
+      s.factor.apply(inner.position(s.inner), s.theta, s.scratch_k);
+    }
     return info;
   }
   const Eigen::VectorXd& position(const State& s) const { return s.theta; }
@@ -278,19 +280,20 @@ struct Sampler {
     return f;
   }
 
-  /// S from a finished warm-up's statistics (the header's comment), normalised to det S = 1. One code
-  /// for the fix and for a resume's check of it, so both give the same bits.
-  Factor factor_from(const State& s) const {
-    Factor f = Factor::identity(kind, s.theta.size(), rank);
+  /// S from a finished warm-up's statistics (the header's comment), normalised to det S = 1, into `f`
+  /// (in place: a diagonal factor of the right size allocates nothing). One code for the fix and for a
+  /// resume's check of it, so both give the same bits.
+  void factor_from(const State& s, Factor& f) const {
+    const Eigen::Index d = s.theta.size();
+    if (f.kind != kind || f.scale.size() != (kind == Kind::dense ? 0 : d)) f = Factor::identity(kind, d, rank);
     const double n = static_cast<double>(s.collected);
     if (kind == Kind::diagonal) {
       f.scale.array() = (s.square_sum.array() / n + floor).rsqrt();
       f.scale /= std::exp(f.scale.array().log().mean());
-      return f;
+      return;
     }
     // Stan's regularised covariance (stan/mcmc/covar_adaptation.hpp): the sample covariance shrunk
     // towards 10⁻³·I with weight 5/(n + 5).
-    const Eigen::Index d = s.theta.size();
     Eigen::MatrixXd a = (n / ((n + 5.0) * std::max(n - 1.0, 1.0))) * s.draw_m2;
     a.diagonal().array() += 1e-3 * 5.0 / (n + 5.0);
     if (kind == Kind::dense) {
@@ -298,7 +301,7 @@ struct Sampler {
       require(llt.info() == Eigen::Success && a.allFinite(), "preconditioner: the warm-up's covariance is not positive definite");
       f.lower = llt.matrixL();
       f.lower /= std::exp(f.lower.diagonal().array().log().mean());  // det L = ∏ L_ii = 1
-      return f;
+      return;
     }
     f.scale = a.diagonal().cwiseSqrt();
     const Eigen::VectorXd inv = f.scale.cwiseInverse();
@@ -317,14 +320,12 @@ struct Sampler {
       log_det += 0.5 * std::log(mu[e]);
     }
     f.scale *= std::exp(-log_det / static_cast<double>(d));  // det S = ∏ s_i · ∏ √μ_j = 1
-    return f;
   }
   /// S fixed from the warm-up; the chain re-expressed in φ = S⁻¹θ with θ unchanged.
   void fix(State& s) const {
-    Factor next = factor_from(s);
     s.factor.apply(s.inner.x, s.theta, s.scratch_k);
-    next.solve(s.theta, s.inner.x);
-    s.factor = std::move(next);
+    factor_from(s, s.factor);  // reads the sums only
+    s.factor.solve(s.theta, s.inner.x);
   }
 
   /// A resume's check of a saved state (SamplerWithStateCheck): its factor must be the one this sampler
@@ -339,7 +340,7 @@ struct Sampler {
     Factor expected;
     if (fixed) {
       try {
-        expected = factor_from(s);
+        factor_from(s, expected);
       } catch (const Error& e) {
         return e.what();
       }

@@ -11,10 +11,11 @@
 #      to within 0.005 sd); the target is written in units of the posterior's geometric-mean scale
 #      (det Σ = 1: a change of units, the same geometry);
 #   3. runs `sgmcmc sweep` (SGHMC, friction 1, ABOBA; none / "diagonal" / "dense", estimated over the
-#      burn-in, and the exact Σ given as `cov`: the ideal dense factor) over one grid of step sizes,
+#      burn-in, the low-rank-plus-diagonal one with k = 1, and the exact Σ given as `cov`: the ideal
+#      dense factor) over one grid of step sizes,
 #      every run the same length: 4 chains × STEPS steps (default 100000, burn-in a fifth), so every
 #      point spends the same gradients; chains start at the mode;
-#   4. runs the dense preconditioner in two phases, as a user can: its warm-up alone (burn_in steps)
+#   4. runs the dense preconditioner (and the low-rank one with k = 1) in two phases, as a user can: its warm-up alone (burn_in steps)
 #      at h = 0.03, the largest step at which the unpreconditioned warm-up (S = I) stays finite in the
 #      sweep, then `sgmcmc resume --allow-changed` at each larger h of the grid with the factor fixed
 #      (the same total steps, so the same gradients), scored as the sweep scores (the reference's
@@ -115,6 +116,7 @@ config = {
         {"label": "sghmc", "sampler": sampler(None)},
         {"label": "sghmc, diagonal", "sampler": sampler("diagonal")},
         {"label": "sghmc, dense", "sampler": sampler("dense")},
+        {"label": "sghmc, low_rank (k = 1)", "sampler": sampler({"kind": "low_rank", "rank": 1})},
         # The ideal dense factor, given (no warm-up): how far the estimated one is from it.
         {"label": "sghmc, dense given", "sampler": sampler({"cov": cov_normalised})}]}}
 json.dump(config, open(f"{out}/sweep.json", "w"), indent=1)
@@ -131,25 +133,27 @@ ref_mean = [sum(c) / len(c) for c in zip(*rows)]
 ref_sd = [math.sqrt(sum((v - m) ** 2 for v in c) / (len(c) - 1)) for c, m in zip(zip(*rows), ref_mean)]
 points = []
 warm_h = 0.03
-config = {k: v for k, v in sweep.items() if k != "sweep"}
-config["sampler"] = {"name": "sghmc", "friction": 1.0, "step_size": warm_h, "preconditioner": "dense"}
-config["steps"] = config["burn_in"]
-json.dump(config, open(f"{out}/warm.json", "w"))
-subprocess.run([tool, "run", f"{out}/warm.json", "-q", "-o", f"{out}/warm.run.json"], check=True)
-for h in sweep["sweep"]["step_sizes"]:
+for name, pre in [("dense", "dense"), ("low_rank (k = 1)", {"kind": "low_rank", "rank": 1})]:
+  tag = name.split()[0]
+  config = {k: v for k, v in sweep.items() if k != "sweep"}
+  config["sampler"] = {"name": "sghmc", "friction": 1.0, "step_size": warm_h, "preconditioner": pre}
+  config["steps"] = config["burn_in"]
+  json.dump(config, open(f"{out}/warm_{tag}.json", "w"))
+  subprocess.run([tool, "run", f"{out}/warm_{tag}.json", "-q", "-o", f"{out}/warm_{tag}.run.json"], check=True)
+  for h in sweep["sweep"]["step_sizes"]:
     if h <= warm_h:
         continue
-    record = json.load(open(f"{out}/warm.run.json"))
+    record = json.load(open(f"{out}/warm_{tag}.run.json"))
     record["config"]["sampler"]["step_size"] = h
-    json.dump(record, open(f"{out}/warm_{h}.json", "w"))
-    done = subprocess.run([tool, "resume", f"{out}/warm_{h}.json", "--steps", str(sweep["steps"] - sweep["burn_in"]), "--allow-changed",
-                           "-q", "-o", f"{out}/two_phase_{h}.json"])
-    label = f"sghmc, dense (warm-up at h = {warm_h})"
+    json.dump(record, open(f"{out}/warm_{tag}_{h}.json", "w"))
+    done = subprocess.run([tool, "resume", f"{out}/warm_{tag}_{h}.json", "--steps", str(sweep["steps"] - sweep["burn_in"]),
+                           "--allow-changed", "-q", "-o", f"{out}/two_phase_{tag}_{h}.json"])
+    label = f"sghmc, {name} (warm-up at h = {warm_h})"
     if done.returncode != 0:
         points.append({"sampler": label, "step_size": h, "status": f"exit {done.returncode}"})
         continue
-    record = json.load(open(f"{out}/two_phase_{h}.json"))
-    summary = json.loads(subprocess.run([tool, "summary", f"{out}/two_phase_{h}.json", "--json"], check=True,
+    record = json.load(open(f"{out}/two_phase_{tag}_{h}.json"))
+    summary = json.loads(subprocess.run([tool, "summary", f"{out}/two_phase_{tag}_{h}.json", "--json"], check=True,
                                         capture_output=True, text=True).stdout)["summary"]
     points.append({"sampler": label, "step_size": h, "status": record["status"],
                    "gradient_evals": sum(c["diagnostics"]["gradient_evals"] for c in record["chains"]),
@@ -157,18 +161,18 @@ for h in sweep["sweep"]["step_sizes"]:
                    "max_z": max(abs(s["mean"] - m) / sd for s, m, sd in zip(summary, ref_mean, ref_sd)),
                    "max_sd_error": max(abs(s["sd"] / sd - 1) for s, sd in zip(summary, ref_sd))})
 points = json.load(open(f"{out}/scores.json"))["points"] + points
-print(f"{'sampler':<36} {'h':>8} {'gradients':>10} {'min ESS':>8} {'ESS/grad':>9} {'max z':>7} {'max|sd-1|':>9}")
+print(f"{'sampler':<46} {'h':>8} {'gradients':>10} {'min ESS':>8} {'ESS/grad':>9} {'max z':>7} {'max|sd-1|':>9}")
 best = {}
 for p in points:
     if p.get("status") != "ok":
-        print(f"{p['sampler']:<36} {p['step_size']:>8.3g}  {p.get('status')}")
+        print(f"{p['sampler']:<46} {p['step_size']:>8.3g}  {p.get('status')}")
         continue
     per = p["min_ess_bulk"] / p["gradient_evals"]
-    print(f"{p['sampler']:<36} {p['step_size']:>8.3g} {p['gradient_evals']:>10} {p['min_ess_bulk']:>8.1f} {per:>9.2e} "
+    print(f"{p['sampler']:<46} {p['step_size']:>8.3g} {p['gradient_evals']:>10} {p['min_ess_bulk']:>8.1f} {per:>9.2e} "
           f"{p['max_z']:>7.3f} {p['max_sd_error']:>9.3f}")
     if p["max_z"] <= 0.1 and p["max_sd_error"] <= 0.1 and per > best.get(p["sampler"], (0, None))[0]:
         best[p["sampler"]] = (per, p["step_size"])
 for name in sorted({p["sampler"] for p in points}):
     b = best.get(name)
-    print(f"best {name:<36}: " + (f"{b[0]:.2e} ESS per gradient at h = {b[1]:g}" if b else "no point with max z <= 0.1 and sds within 10 %"))
+    print(f"best {name:<46}: " + (f"{b[0]:.2e} ESS per gradient at h = {b[1]:g}" if b else "no point with max z <= 0.1 and sds within 10 %"))
 PY
