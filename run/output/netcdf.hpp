@@ -177,7 +177,7 @@ class NetcdfWriter final : public Writer {
 
   /// A chain's inverse metric adapted in its warm-up (a diagonal preconditioner's s²), written at the end.
   void warm_up_done(std::size_t chain, const WarmUp& warm_up) override {
-    if (chain < inverse_metric_.size() && metric_.diagonal) inverse_metric_[chain] = warm_up.inverse_metric;
+    if (chain < inverse_metric_.size() && metric_.any()) inverse_metric_[chain] = warm_up.inverse_metric;
   }
 
   void append(const DrawBlock& all) override {
@@ -486,26 +486,39 @@ class NetcdfWriter final : public Writer {
   }
 
   /// The metric and what the warm-up adapted, where ArviZ shows them: sample_stats' attributes `metric`
-  /// (Stan's unit_e or diag_e) and `adaptation_engaged`, and with a diagonal metric the root variable
-  /// `inverse_metric(chain, inverse_metric_dim_0)` (each chain's s², NaN for a chain without one; the
-  /// given scale's when none was adapted), also as sample_stats' attribute `inverse_metric` (JSON text,
-  /// a list per chain).
+  /// (Stan's unit_e, diag_e or dense_e) and `adaptation_engaged`, and with a diagonal metric the root
+  /// variable `inverse_metric(chain, inverse_metric_dim_0)` (each chain's s², NaN for a chain without one;
+  /// the given scale's when none was adapted) — with a dense one `inverse_metric(chain,
+  /// inverse_metric_dim_0, inverse_metric_dim_1)`, each chain's SSᵀ — also as sample_stats' attribute
+  /// `inverse_metric` (JSON text, a list per chain: of numbers, or of rows).
   void put_metric() {
     netCDF::NcGroup stats = nc_->getGroup("sample_stats");
-    stats.putAtt("metric", metric_.diagonal ? "diag_e" : "unit_e");
+    stats.putAtt("metric", metric_.stan_name());
     stats.putAtt("adaptation_engaged", netCDF::ncInt, metric_.adapted_in_warm_up() ? 1 : 0);
-    if (!metric_.diagonal) return;
-    const auto d = static_cast<std::size_t>(dim_);
-    std::vector<double> values(chains_ * d, std::numeric_limits<double>::quiet_NaN());
+    if (!metric_.any()) return;
+    const auto d = static_cast<std::size_t>(dim_), size = metric_.inverse_size(d);
+    std::vector<double> values(chains_ * size, std::numeric_limits<double>::quiet_NaN());
     json lists = json::array();
     for (std::size_t c = 0; c < chains_; ++c) {
       const std::vector<double>& m = !inverse_metric_[c].empty() ? inverse_metric_[c] : metric_.given_inverse;
-      if (m.size() == d) std::copy(m.begin(), m.end(), values.begin() + static_cast<std::ptrdiff_t>(c * d));
-      lists.push_back(m.size() == d ? json(m) : json(nullptr));
+      if (m.size() != size) {
+        lists.push_back(nullptr);
+        continue;
+      }
+      std::copy(m.begin(), m.end(), values.begin() + static_cast<std::ptrdiff_t>(c * size));
+      if (!metric_.dense) {
+        lists.push_back(m);
+        continue;
+      }
+      json rows = json::array();
+      for (std::size_t r = 0; r < d; ++r)
+        rows.push_back(std::vector<double>(m.begin() + static_cast<std::ptrdiff_t>(r * d), m.begin() + static_cast<std::ptrdiff_t>((r + 1) * d)));
+      lists.push_back(rows);
     }
     netCDF::NcGroup root = *nc_;
-    const netCDF::NcDim dim = netcdf_detail::add_indexed_dim(root, "inverse_metric_dim_0", d);
-    root.addVar("inverse_metric", netCDF::ncDouble, {root.getDim("chain"), dim}).putVar(values.data());
+    std::vector<netCDF::NcDim> dims{root.getDim("chain"), netcdf_detail::add_indexed_dim(root, "inverse_metric_dim_0", d)};
+    if (metric_.dense) dims.push_back(netcdf_detail::add_indexed_dim(root, "inverse_metric_dim_1", d));
+    root.addVar("inverse_metric", netCDF::ncDouble, dims).putVar(values.data());
     stats.putAtt("inverse_metric", lists.dump());
   }
 
@@ -631,7 +644,7 @@ class NetcdfWriter final : public Writer {
   Phase warmup_;  ///< warmup_posterior, …: the warm-up draws (save_warmup; else none defined)
   bool save_warmup_ = false;
   MetricFacts metric_;
-  std::vector<std::vector<double>> inverse_metric_;  ///< per chain: s² its warm-up adapted (empty: none)
+  std::vector<std::vector<double>> inverse_metric_;  ///< per chain: the inverse metric its warm-up adapted (empty: none)
   // Scratch for one block's values in netCDF's order (never the run's).
   std::vector<double> reals_;
   std::vector<signed char> flags_;

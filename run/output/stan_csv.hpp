@@ -9,7 +9,8 @@
 // `max_depth`, `metric`, `id` and `seed` (cmdstanr fails without `method`, `id` and `save_warmup`; rstan
 // without `engine` on an "hmc" run; cmdstanpy without `metric` and `max_depth`). After the column names
 // (and the warm-up draws, with save_warmup) comes CmdStan's adaptation block (cmdstanpy requires it there): `# Adaptation terminated`,
-// the step size and, with a diagonal preconditioner, its s² as the inverse mass matrix's diagonal — the
+// the step size and, with a diagonal preconditioner, its s² as the inverse mass matrix's diagonal (with a
+// dense or low-rank one, `metric = dense_e` and the matrix SSᵀ a row a line, as CmdStan writes it) — the
 // chain's own when its warm-up adapted it (Writer::warm_up_done). The columns are the ones rstan takes
 // for sampler statistics (lp__, accept_stat__, stepsize__, treedepth__, n_leapfrog__, divergent__,
 // energy__) and the parameters; a statistic a sampler does not have is left out or, where a reader
@@ -122,10 +123,11 @@ class StanCsvWriter final : public Writer {
     }
   }
 
-  /// The adapted diagonal preconditioner's scale s of the chain, whose s² the adaptation block gives.
+  /// The adapted preconditioner's inverse metric SSᵀ of the chain (s² for a diagonal one), which the
+  /// adaptation block gives.
   void warm_up_done(std::size_t chain, const WarmUp& warm_up) override {
-    if (chain >= diagonal_.size() || !metric_.diagonal) return;
-    if (static_cast<Eigen::Index>(warm_up.inverse_metric.size()) == dim_) diagonal_[chain] = warm_up.inverse_metric;
+    if (chain >= diagonal_.size() || !metric_.any()) return;
+    if (warm_up.inverse_metric.size() == metric_.inverse_size(static_cast<std::size_t>(dim_))) diagonal_[chain] = warm_up.inverse_metric;
   }
 
   void append(const DrawBlock& block) override {
@@ -212,7 +214,7 @@ class StanCsvWriter final : public Writer {
     // rstan names an "hmc" run by its engine; cmdstanpy reads metric and max_depth (docs/run-format.md).
     line("#       engine = static");
     line("#         max_depth = 10");
-    line(fmt::format("#       metric = {}", metric_.diagonal ? "diag_e" : "unit_e"));
+    line(fmt::format("#       metric = {}", metric_.stan_name()));
     if (!std::isnan(configured_step_size_)) {
       std::string h;
       stan_csv_detail::put_number(h, configured_step_size_);
@@ -249,10 +251,13 @@ class StanCsvWriter final : public Writer {
     if (metric_.diagonal)
       line("# metric diag_e: the diagonal preconditioner's s squared (HMC on the s-scaled coordinates has inverse mass "
            "matrix diag(s squared))");
+    if (metric_.dense)
+      line("# metric dense_e: the preconditioner's S times S transposed (theta = S phi; HMC on phi has inverse mass matrix S S^T; "
+           "the run record's chains[i].state.sampler holds S)");
     if (metric_.adapt_steps > metric_.burn_in)
-      line(fmt::format("# the preconditioner adapted until step {}, after the burn-in of {} steps: the diagonal below is its "
-                       "scale at the burn-in's end; chains[i].state.sampler.scale in the run record holds the final one",
-                       metric_.adapt_steps, metric_.burn_in));
+      line(fmt::format("# the preconditioner adapted until step {}, after the burn-in of {} steps: the {} below is its "
+                       "value at the burn-in's end; chains[i].state.sampler in the run record holds the final one",
+                       metric_.adapt_steps, metric_.burn_in, metric_.dense ? "matrix" : "diagonal"));
 
     out += "lp__";
     if (has_acceptance_) out += ",accept_stat__";
@@ -277,14 +282,23 @@ class StanCsvWriter final : public Writer {
     out += "# Adaptation terminated\n# Step size = ";
     stan_csv_detail::put_number(out, h);
     out += '\n';
-    if (!metric_.diagonal) return;
-    out += "# Diagonal elements of inverse mass matrix:\n# ";
+    if (!metric_.any()) return;
+    // CmdStan's two forms (stan/mcmc/hmc/hamiltonians/diag_e_point.hpp, dense_e_point.hpp): one line of
+    // the diagonal, or one line per row of the matrix.
+    out += metric_.dense ? "# Elements of inverse mass matrix:\n" : "# Diagonal elements of inverse mass matrix:\n";
     const std::vector<double>& given = !diagonal_[chain].empty() ? diagonal_[chain] : metric_.given_inverse;
-    for (Eigen::Index k = 0; k < dim_; ++k) {
-      if (k > 0) out += ", ";
-      stan_csv_detail::put_number(out, static_cast<std::size_t>(k) < given.size() ? given[static_cast<std::size_t>(k)] : 1.0);
+    const auto d = static_cast<std::size_t>(dim_);
+    const std::size_t rows = metric_.dense ? d : 1;
+    const bool known = given.size() == metric_.inverse_size(d);  // else the identity (a chain that stopped before its warm-up ended)
+    for (std::size_t r = 0; r < rows; ++r) {
+      out += "# ";
+      for (std::size_t k = 0; k < d; ++k) {
+        if (k > 0) out += ", ";
+        const std::size_t at = metric_.dense ? r * d + k : k;
+        stan_csv_detail::put_number(out, known ? given[at] : (metric_.dense && r != k ? 0.0 : 1.0));
+      }
+      out += '\n';
     }
-    out += '\n';
   }
 
   void put_row(std::string& out, const DrawBlock& block, std::size_t i) const {
@@ -379,7 +393,7 @@ class StanCsvWriter final : public Writer {
        has_energy_ = false;
   double configured_step_size_ = std::numeric_limits<double>::quiet_NaN();  ///< NaN: a schedule, or none
   MetricFacts metric_;                           ///< the sampler's metric (header.metric)
-  std::vector<std::vector<double>> diagonal_;    ///< per chain: s² of the scale adapted in its warm-up
+  std::vector<std::vector<double>> diagonal_;    ///< per chain: the inverse metric adapted in its warm-up (MetricFacts::inverse_size numbers)
   std::vector<bool> block_written_;              ///< per chain: its adaptation block is in the file
   bool finished_ = false;
 };

@@ -31,20 +31,28 @@ namespace sgmcmc::run::output {
 
 using json = nlohmann::json;
 
-/// The metric the run's sampler moves in, as Stan's readers name it: the identity (`unit_e`), or a
-/// diagonal preconditioner's (`diag_e`) — given (`given_inverse`, its s²) or adapted over the first
-/// `adapt_steps` steps (each chain's own s² comes with Writer::warm_up_done). Filled by the run layer
-/// from the sampler's choice (run/samplers/preconditioned.hpp), so formats read no sampler's JSON.
+/// The metric the run's sampler moves in, as Stan's readers name it: the identity (`unit_e`), a
+/// diagonal preconditioner's (`diag_e`), or a dense or low-rank-plus-diagonal one's (`dense_e`) — given
+/// (`given_inverse`: its inverse metric SSᵀ, s² for a diagonal, the d×d matrix row-major for a dense one)
+/// or adapted over the first `adapt_steps` steps (each chain's own comes with Writer::warm_up_done).
+/// Filled by the run layer from the sampler's choice (run/samplers/preconditioned.hpp), so formats read
+/// no sampler's JSON.
 struct MetricFacts {
   bool diagonal = false;
+  bool dense = false;                  ///< dense_e (then `diagonal` is false)
   std::uint64_t adapt_steps = 0;       ///< K > 0: estimated over steps < K; 0: given, or none
-  std::vector<double> given_inverse;   ///< s² of a given scale (empty: adapted, or none)
+  std::vector<double> given_inverse;   ///< SSᵀ of a given factor (empty: adapted, or none)
   std::uint64_t burn_in = 0;
   bool adapted_in_warm_up() const { return adapt_steps > 0 && adapt_steps <= burn_in; }
+  bool any() const { return diagonal || dense; }
+  /// Stan's name of the metric.
+  const char* stan_name() const { return dense ? "dense_e" : diagonal ? "diag_e" : "unit_e"; }
+  /// The numbers of an inverse metric in dimension d: d (diag_e) or d² (dense_e, row-major).
+  std::size_t inverse_size(std::size_t d) const { return dense ? d * d : d; }
 };
 
 /// A chain's state at the end of its burn-in, as far as a format writes it: the inverse metric its
-/// warm-up adapted (s², one per coordinate; empty when none was adapted).
+/// warm-up adapted (MetricFacts::inverse_size numbers; empty when none was adapted).
 struct WarmUp {
   std::vector<double> inverse_metric;
 };

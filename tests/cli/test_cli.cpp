@@ -77,6 +77,10 @@ TEST_CASE("resume N steps after N steps equals 2N steps, sample for sample, for 
       {{"name", "amagold"}, {"step_size", 0.1}, {"friction", 1.0}, {"mh_every", 4}},  // its velocity and cached U
       {{"name", "sgld"}, {"step_size", 0.05}, {"preconditioner", {{"adapt_steps", 800}}}},  // resumed inside the warm-up
       {{"name", "sghmc"}, {"step_size", 0.1}, {"preconditioner", {{"adapt_steps", 200}}}},  // and after it
+      // A dense factor's warm-up sums (Welford's mean and M2) resumed inside the warm-up, and a
+      // low-rank one's factor after it.
+      {{"name", "sgld"}, {"step_size", 0.05}, {"preconditioner", {{"kind", "dense"}, {"adapt_steps", 800}}}},
+      {{"name", "sghmc"}, {"step_size", 0.1}, {"preconditioner", {{"kind", "low_rank"}, {"rank", 1}, {"adapt_steps", 200}}}},
   };
   int k = 0;
   for (const json& s : samplers) {

@@ -128,4 +128,27 @@ TEST_CASE("resume refuses a preconditioner state whose scale is not the one its 
           "/chains/1/state/sampler", "square_sum: expected non-negative numbers");
 }
 
+TEST_CASE("resume refuses a dense preconditioner state whose factor is not the one its warm-up's draws give") {
+  // Catches: an edited Cholesky factor, or the warm-up's Welford sums edited after the factor was fixed,
+  // resumed as if the run had estimated them (the check recomputes L from the sums: the same code).
+  json c = {{"sampler", {{"name", "sghmc"}, {"step_size", 0.05}, {"preconditioner", "dense"}}},
+            {"manifold", {{"name", "euclidean"}, {"dim", 3}}},
+            {"target", {{"name", "gaussian"}, {"grad_noise", 0.5}}},
+            {"steps", 300}, {"burn_in", 100}, {"chains", 2}, {"seed", 6}};
+  const fs::path cfg = write_json(scratch(), "dense.json", c);
+  const fs::path rec = scratch() / "dense_run.json";
+  REQUIRE(run_cli(scratch(), fmt::format("run '{}' -q -o '{}'", cfg.string(), rec.string())).code == 0);
+  const json record = read_json(rec);
+  REQUIRE(record["chains"][0]["state"]["sampler"]["factor"].size() == 3);
+  CHECK(run_cli(scratch(), fmt::format("resume '{}' --steps 10 -q -o '{}'", rec.string(), (scratch() / "dense_ok.json").string())).code == 0);
+  refused(record, "factor_edited", [](json& r) { r["chains"][0]["state"]["sampler"]["factor"][1][0] = 0.5; },
+          "/chains/0/state/sampler", "factor: not the factor the warm-up's collected draws give");
+  refused(record, "m2_edited", [](json& r) {
+    auto& v = r["chains"][1]["state"]["sampler"]["draw_m2"][0][0];
+    v = v.get<double>() * 4;
+  }, "/chains/1/state/sampler", "the factor or the warm-up's sums were edited");
+  refused(record, "factor_upper", [](json& r) { r["chains"][1]["state"]["sampler"]["factor"][0][2] = 0.5; },
+          "/chains/1/state/sampler/factor", "expected a lower triangular matrix");
+}
+
 }  // namespace test_cli_resume_checks

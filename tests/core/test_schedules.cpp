@@ -182,6 +182,68 @@ TEST_CASE("run config: preconditioner none | diagonal (estimated during burn-in)
   CHECK(error_of(c).find("/sampler/preconditioner: expected \"none\", \"diagonal\"") != std::string::npos);
 }
 
+TEST_CASE("run config: preconditioner dense | low_rank — recorded, the factor in the state, and every new field's error naming its path") {
+  // Catches: "dense" not estimated over the burn-in (or recorded as diagonal, which a resume would run),
+  // a factor not normalised to det L = 1, a given Cholesky factor or covariance not used as given, and
+  // bad input accepted or blamed on the wrong field (a non-PD or non-triangular factor, wrong sizes,
+  // rank > d, a warm-up too short for a d×d covariance).
+  json c = gaussian_run({{"name", "sghmc"}, {"step_size", 0.05}, {"preconditioner", "dense"}}, 600);
+  c["burn_in"] = 200;
+  json r = run::run(c, {.threads = 1});
+  REQUIRE(r["status"] == "ok");
+  CHECK(r["config"]["sampler"]["preconditioner"] == json{{"kind", "dense"}, {"adapt_steps", 200}});
+  const json& state = r["chains"][0]["state"]["sampler"];
+  CHECK(state["kind"] == "dense");
+  CHECK(state["collected"] == 100);
+  const double l00 = state["factor"][0][0], l11 = state["factor"][1][1];
+  CHECK(state["factor"][0][1] == 0.0);
+  CHECK(std::abs(std::log(l00 * l11)) < 1e-12);  // det L = 1
+
+  c["sampler"]["preconditioner"] = {{"kind", "low_rank"}, {"rank", 1}};
+  r = run::run(c, {.threads = 1});
+  REQUIRE(r["status"] == "ok");
+  CHECK(r["config"]["sampler"]["preconditioner"] == json{{"kind", "low_rank"}, {"adapt_steps", 200}, {"rank", 1}});
+  CHECK(r["chains"][1]["state"]["sampler"]["basis"].size() == 2);
+  CHECK(r["chains"][1]["state"]["sampler"]["stretch"].size() == 1);
+
+  const json lower = {{2.0, 0.0}, {0.5, 0.25}};
+  c["sampler"]["preconditioner"] = {{"cholesky", lower}};
+  r = run::run(c, {.threads = 1});
+  REQUIRE(r["status"] == "ok");
+  CHECK(r["config"]["sampler"]["preconditioner"] == json{{"kind", "dense"}, {"cholesky", lower}});
+  CHECK(r["chains"][0]["state"]["sampler"]["factor"] == lower);
+  c["sampler"]["preconditioner"] = {{"cov", {{4.0, 1.0}, {1.0, 0.3125}}}};  // = LLᵀ of the L above
+  r = run::run(c, {.threads = 1});
+  REQUIRE(r["status"] == "ok");
+  CHECK(r["chains"][0]["state"]["sampler"]["factor"] == lower);
+
+  const auto error_with = [&c](const json& pre) {
+    c["sampler"]["preconditioner"] = pre;
+    return error_of(c);
+  };
+  const auto refuses = [&](const json& pre, const std::string& message) {
+    CAPTURE(pre.dump());
+    const std::string e = error_with(pre);
+    CAPTURE(e);
+    CHECK(e.find(message) != std::string::npos);
+  };
+  refuses({{"cholesky", {{1.0, 0.0}, {0.5, -1.0}}}}, "/sampler/preconditioner/cholesky: expected a positive diagonal");
+  refuses({{"cholesky", {{1.0, 0.2}, {0.0, 1.0}}}}, "/sampler/preconditioner/cholesky: expected a lower triangular matrix");
+  refuses({{"cholesky", {{1.0, 0.0, 0.0}, {0.0, 1.0, 0.0}, {0.0, 0.0, 1.0}}}}, "/sampler/preconditioner/cholesky: expected a 2×2 matrix, got 3×3");
+  refuses({{"cov", {{1.0, 2.0}, {2.0, 1.0}}}}, "/sampler/preconditioner/cov: expected a positive definite matrix");
+  refuses({{"cov", {{1.0, 0.5}, {0.4, 1.0}}}}, "/sampler/preconditioner/cov: expected a symmetric matrix");
+  refuses({{"cov", {{1.0, 0.0}, {0.0, 1.0}}}, {"adapt_steps", 10}}, "/sampler/preconditioner/adapt_steps: give either adapt_steps or cov");
+  refuses({{"kind", "low_rank"}, {"rank", 3}}, "/sampler/preconditioner/rank: expected at most d = 2, got 3");
+  refuses({{"kind", "low_rank"}}, "/sampler/preconditioner/rank: required for kind low_rank");
+  refuses({{"kind", "low_rank"}, {"rank", 0}}, "/sampler/preconditioner/rank: expected an integer >= 1, got 0");
+  refuses({{"kind", "dense"}, {"adapt_steps", 5}}, "/sampler/preconditioner/adapt_steps: a dense preconditioner estimates a d×d covariance (d = 2)");
+  refuses({{"kind", "full"}}, "/sampler/preconditioner/kind: expected \"diagonal\", \"dense\" or \"low_rank\", got \"full\"");
+  refuses({{"kind", "dense"}, {"scale", {1.0, 1.0}}}, "/sampler/preconditioner/scale: scale is for kind diagonal");
+  refuses({{"rank", 1}}, "/sampler/preconditioner/rank: rank is for kind low_rank");
+  c["burn_in"] = 5;
+  refuses("dense", "/sampler/preconditioner: the dense preconditioner is estimated during burn-in, and burn_in is 5 (at least 6");
+}
+
 TEST_CASE("temperature: the sampler sees U/T; recorded; refused where a block would stay at T = 1") {
   // Catches: the gradient or the value left unscaled (the Metropolis test would sample T = 1), the
   // field dropped from the record (a resume would run at T = 1).

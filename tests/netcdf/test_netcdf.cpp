@@ -165,6 +165,36 @@ TEST_CASE("a matrix and a vector run read back bit for bit, blocks interleaved b
   }
 }
 
+TEST_CASE("a dense preconditioner's metric: dense_e, and inverse_metric(chain, dim_0, dim_1) with each chain's SSᵀ") {
+  // Catches (issue #35 item 2): a dense metric written as diag_e, flattened into one dimension, its
+  // rows and columns swapped (the matrix below is not symmetric, so a transpose shows), or a chain
+  // given another's (chain 1 reported none: NaN).
+  sgmcmc_test::ScratchFolder folder("sgmcmc_netcdf");
+  RunHeader h = header_of({2}, 2, 7, test_statistics);
+  h.metric = {.dense = true, .adapt_steps = 3, .given_inverse = {}, .burn_in = 5};
+  const std::string path = folder.file("dense.nc");
+  {
+    NetcdfWriter writer(path);
+    writer.begin(h);
+    writer.warm_up_done(0, run::output::WarmUp{{4.0, 1.0, 2.0, 0.5}});
+    append(writer, h, 0, 0, 7);
+    append(writer, h, 1, 0, 7);
+    writer.finish(record_of({7, 7}));
+  }
+  const netCDF::NcFile file(path, netCDF::NcFile::read);
+  std::string metric;
+  file.getGroup("sample_stats").getAtt("metric").getValues(metric);
+  CHECK(metric == "dense_e");
+  const netCDF::NcVar v = file.getVar("inverse_metric");
+  REQUIRE(v.getDimCount() == 3);
+  CHECK(v.getDim(1).getName() == "inverse_metric_dim_0");
+  CHECK(v.getDim(2).getName() == "inverse_metric_dim_1");
+  std::vector<double> values(8);
+  v.getVar(values.data());
+  CHECK(std::vector<double>(values.begin(), values.begin() + 4) == std::vector<double>{4.0, 1.0, 2.0, 0.5});
+  CHECK(std::isnan(values[4]));
+}
+
 TEST_CASE("a chain that stopped early reads NaN beyond the draws it kept, and its count and status are stored") {
   // Catches: a short chain padded with zeros or another chain's draws, a count or status lost, a
   // record whose count disagrees with the draws written going unnoticed.

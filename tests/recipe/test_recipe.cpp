@@ -268,6 +268,105 @@ TEST_CASE("a fixed diagonal preconditioner s: SGLD = recipe (D = diag s², Q = 0
   CHECK(max_gap(inner, ham, U, kStart, x_of, z_head2) > 1e-3);
 }
 
+// A preconditioned sampler started with a given factor of any kind (the library takes a given
+// diagonal or dense one; a low-rank one only from a warm-up): init, then the factor replaced.
+template <class Inner>
+struct WithFactor {
+  using Pre = preconditioned::Sampler<Inner>;
+  using State = typename Pre::State;
+  Pre pre;
+  preconditioned::Factor factor;
+  template <class R>
+  State init(const VectorXd& x0, R& rng) const {
+    State s = pre.init(x0, rng);
+    s.factor = factor;
+    s.scratch_k.resize(factor.rank());
+    factor.solve(x0, s.inner.x);
+    s.theta = x0;
+    return s;
+  }
+  template <class P, class R>
+  StepInfo step(State& s, const P& potential, R& rng, std::uint64_t t) const { return pre.step(s, potential, rng, t); }
+};
+
+TEST_CASE("a fixed dense preconditioner L: SGLD = recipe (D = LLᵀ, Q = 0), SGHMC = recipe (D = diag(0, C·I), Q = [[0, −L], [Lᵀ, 0]])") {
+  // θ = Lφ with L lower triangular: SGLD on φ is θ ← θ − h LLᵀ∇Ũ + √(2h) Lξ, and the recipe draws its
+  // noise as chol(2hD)ξ = √(2h) Lξ, so the two agree draw for draw (docs/math.md, "Fixed
+  // preconditioners"). Catches the gradient multiplied by L instead of Lᵀ (or by L⁻¹), noise drawn with
+  // Lᵀ, a skew Q with L and Lᵀ swapped (θ̇ = Lᵀr), positions reported in φ.
+  const double h = 0.05, C = 1.3;
+  const auto U = noisy_gaussian();
+  const MatrixXd l{{0.5, 0.0}, {0.7, 2.0}};
+  const sgld::Sampler<Euclidean> plain_sgld{Euclidean(2), schedule::StepSize::constant(h), 0.0};
+  const preconditioned::Sampler<sgld::Sampler<Euclidean>> pre_sgld{plain_sgld, 0, {}, 1e-12, preconditioned::Kind::dense, l};
+  recipe::Sampler<recipe::Constant> gen{{MatrixXd(l * l.transpose()), MatrixXd::Zero(2, 2)}};
+  gen.step_size = schedule::StepSize::constant(h);
+  const auto theta = [](const auto& st) -> VectorXd { return st.theta; };
+  CHECK(max_gap(pre_sgld, gen, U, kStart, theta, x_of) < kTol);
+  // Not vacuous: Lᵀ in place of L is another chain.
+  const MatrixXd lt = l.transpose();
+  recipe::Sampler<recipe::Constant> gen_t{{MatrixXd(lt * lt.transpose()), MatrixXd::Zero(2, 2)}};
+  gen_t.step_size = schedule::StepSize::constant(h);
+  CHECK(max_gap(pre_sgld, gen_t, U, kStart, theta, x_of) > 1e-3);
+
+  MatrixXd q = MatrixXd::Zero(4, 4);
+  q.topRightCorner(2, 2) = -l;
+  q.bottomLeftCorner(2, 2) = l.transpose();
+  recipe::Sampler<recipe::Constant> ham{{block_diag(0, C, 2), q}, recipe::Augment::momentum};
+  ham.step_size = schedule::StepSize::constant(h);
+  ham.scheme = recipe::Scheme::semi_implicit;
+  const sghmc::Sampler<Euclidean> inner{{Euclidean(2), sghmc::Friction(C), 0.0}, splitting::euler, schedule::StepSize::constant(h)};
+  const preconditioned::Sampler<sghmc::Sampler<Euclidean>> pre_sghmc{inner, 0, {}, 1e-12, preconditioned::Kind::dense, l};
+  CHECK(max_gap(pre_sghmc, ham, U, kStart, theta, z_head2) < kTol);
+  MatrixXd q_swapped = MatrixXd::Zero(4, 4);
+  q_swapped.topRightCorner(2, 2) = -l.transpose();
+  q_swapped.bottomLeftCorner(2, 2) = l;
+  recipe::Sampler<recipe::Constant> swapped{{block_diag(0, C, 2), q_swapped}, recipe::Augment::momentum};
+  swapped.step_size = schedule::StepSize::constant(h);
+  swapped.scheme = recipe::Scheme::semi_implicit;
+  CHECK(max_gap(pre_sghmc, swapped, U, kStart, theta, z_head2) > 1e-3);
+}
+
+TEST_CASE("a low-rank-plus-diagonal preconditioner S = diag(s)(I + U diag(m) Uᵀ): its O(dk) products are S's; SGHMC = recipe with Q = [[0, −S], [Sᵀ, 0]]") {
+  // S is not triangular, so SGLD's noise Sξ and the recipe's chol(2hSSᵀ)ξ agree in law, not draw for
+  // draw: SGLD's pair D = SSᵀ rests on the products checked here against the explicit matrix, and
+  // SGHMC (noise on r only) is checked against the recipe trajectory for trajectory. Catches a wrong
+  // stretch (m = λ instead of √(1 + λ) − 1), diag(s) on the wrong side of Sᵀ, a wrong inverse.
+  const Eigen::Index d = 3;
+  preconditioned::Factor f = preconditioned::Factor::identity(preconditioned::Kind::low_rank, d, 2);
+  f.scale = VectorXd{{0.5, 1.5, 2.0}};
+  f.basis = MatrixXd{{0.6, 0.0}, {0.8, 0.0}, {0.0, 1.0}};  // orthonormal columns
+  f.stretch = VectorXd{{2.0, -0.5}};
+  const MatrixXd sym = MatrixXd::Identity(d, d) + f.basis * f.stretch.asDiagonal() * f.basis.transpose();
+  const MatrixXd s_matrix = f.scale.asDiagonal() * sym;
+  VectorXd k(2), t(d), out(d);
+  const VectorXd v{{0.3, -1.1, 0.7}};
+  f.apply(v, out, k);
+  CHECK((out - s_matrix * v).cwiseAbs().maxCoeff() < 1e-14);
+  out = v;
+  f.apply_transpose(out, t, k);
+  CHECK((out - s_matrix.transpose() * v).cwiseAbs().maxCoeff() < 1e-14);
+  f.solve(v, out);
+  CHECK((s_matrix * out - v).cwiseAbs().maxCoeff() < 1e-14);
+  CHECK((f.inverse_metric() - s_matrix * s_matrix.transpose()).cwiseAbs().maxCoeff() < 1e-13);
+
+  const double h = 0.05, C = 1.3;
+  const auto U = models::WithGradientNoise<models::Gaussian>{models::Gaussian::dense(VectorXd{{1.0, -1.0, 0.5}},
+                                                                                   MatrixXd{{1.0, 0.9, 0.2}, {0.9, 1.0, 0.1}, {0.2, 0.1, 2.0}}),
+                                                             1.0, {}};
+  MatrixXd q = MatrixXd::Zero(2 * d, 2 * d);
+  q.topRightCorner(d, d) = -s_matrix;
+  q.bottomLeftCorner(d, d) = s_matrix.transpose();
+  recipe::Sampler<recipe::Constant> ham{{block_diag(0, C, d), q}, recipe::Augment::momentum};
+  ham.step_size = schedule::StepSize::constant(h);
+  ham.scheme = recipe::Scheme::semi_implicit;
+  const sghmc::Sampler<Euclidean> inner{{Euclidean(d), sghmc::Friction(C), 0.0}, splitting::euler, schedule::StepSize::constant(h)};
+  const WithFactor<sghmc::Sampler<Euclidean>> pre{{inner, 0, {}, 1e-12, preconditioned::Kind::low_rank, {}, 2}, f};
+  const VectorXd start{{0.3, -0.2, 0.1}};
+  CHECK(max_gap(pre, ham, U, start, [](const auto& st) -> VectorXd { return st.theta; },
+                [d](const recipe::State& st) -> VectorXd { return st.z.head(d); }) < kTol);
+}
+
 TEST_CASE("SGNHT: direct explicit Euler = recipe with autodiff Γ; the library's euler scheme = recipe (semi-implicit)") {
   // Row: z = (θ, r, ξ), H = U + rᵀr/2 + d(ξ - A)²/2, D = diag(0, A·I, 0), Q with the r/d column.
   // Γ = (0, 0, -1) comes from autodiff of Q: a missing Γ_ξ would let ξ drift up by h per step, a

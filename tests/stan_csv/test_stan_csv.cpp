@@ -287,6 +287,36 @@ TEST_CASE("Stan CSV's adaptation block: a diagonal preconditioner adapted in the
   CHECK(has_comment(second, "# Step size = 0.01"));  // no draw: the config's h
 }
 
+TEST_CASE("Stan CSV's adaptation block: a dense preconditioner — metric dense_e, each chain's own SSᵀ a row a line, as CmdStan writes it") {
+  // Catches (issue #35 item 2): a dense metric written as diag_e or as one line (CmdStan's dense_e_point
+  // writes "# Elements of inverse mass matrix:" and one "# a, b" line per row, which cmdstanr and
+  // cmdstanpy read as the matrix), chains given each other's matrix, a given factor's LLᵀ missing for a
+  // chain whose warm-up adapted nothing.
+  sgmcmc_test::ScratchFolder dir("sgmcmc_stan_csv");
+  const std::string base = (dir.path / "dense").string();
+  StanCsvWriter writer(base);
+  RunHeader header = make_header(2, {2}, {&stats::step_size}, false);
+  header.metric = {.dense = true, .adapt_steps = 10, .given_inverse = {}, .burn_in = header.config["burn_in"].get<std::uint64_t>()};
+  writer.begin(header);
+  writer.warm_up_done(0, WarmUp{{4.0, 1.0, 1.0, 0.3125}});
+  Draws d;
+  d.dim = 2;
+  d.values = {1, 2};
+  d.stats.resize(1);
+  d.stats[0].step_size = 0.125;
+  writer.append(d.block(0, 1));
+  writer.finish(json::object());
+  const StanCsv first = read_stan_csv(base + "_1.csv"), second = read_stan_csv(base + "_2.csv");
+  CHECK(has_comment(first, "#       metric = dense_e"));
+  std::ifstream in(base + "_1.csv");
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  CHECK(text.find("x.2\n# Adaptation terminated\n# Step size = 0.125\n# Elements of inverse mass matrix:\n# 4, 1\n# 1, 0.3125\n"
+                  "nan,0.125,0,0,1,2\n") != std::string::npos);
+  CHECK(has_comment(second, "# Elements of inverse mass matrix:"));  // no warm-up reported: the identity
+  CHECK(has_comment(second, "# 1, 0"));
+  CHECK(has_comment(second, "# 0, 1"));
+}
+
 TEST_CASE("Stan CSV with save_warmup: the warm-up draws, then the adaptation block, then the draws after it") {
   // Catches: the adaptation block before the warm-up draws (cmdstanpy reads the warm-up rows up to the
   // first '#' line and then requires "# Adaptation terminated"; CmdStan writes them in this order).
