@@ -1,0 +1,96 @@
+#!/usr/bin/env bash
+# The glm target against Stan's NUTS (issue #35, "Show"; docs/benchmarks.md, "GLM against Stan"):
+#   1. the data sets (scripts/glm_data.R: R data sets of Debian's r-base-core and r-cran-mass, and two
+#      generated with set.seed) into $OUT/data;
+#   2. per model of scripts/glm_models.tsv (one family and link each), the Stan reference
+#      (scripts/glm_reference.R: scripts/stan/glm_<family>.stan, 4 chains x (1000 warm-up + 10,000
+#      kept) NUTS draws on 2 cores) into $OUT/ref, unless already there;
+#   3. per model, two `sgmcmc run`s of the glm target with the same data and priors, 4 chains on 2
+#      threads, step sizes chosen by hand (the table's columns, stated in docs/benchmarks.md):
+#      - hmc: exact HMC (Metropolis-corrected), L leapfrog steps, the step size cycled through
+#        a·(cos(πk/7) + 1)/2, k = 0…6 (a cyclical schedule of 7 trajectories: it breaks the
+#        resonances of a fixed trajectory length), 1000 burn-in + 10,000 kept trajectories;
+#      - sghmc: SGHMC (ABOBA, friction C) with the control-variate gradient (minibatches of a tenth
+#        of the data, at least 20; the centre the mode L-BFGS finds), the chains started at the centre,
+#        a diagonal preconditioner estimated in the burn-in, step h; 5,000 burn-in + 100,000 steps
+#        thinned by 10;
+#   4. each run scored against the reference by scripts/glm_compare.R (our MCSEs and the reference's
+#      combined), one table per family: max |mean − ref mean| / ref sd, max |sd / ref sd − 1|, their
+#      combined MC errors, wall seconds against NUTS's, PASS/FAIL at 0.1 sd and 10 %.
+# Usage: scripts/bench_glm.sh [MODEL...]   (default: every model of scripts/glm_models.tsv)
+# Env: BUILD (default build-bench-glm), OUT (default $BUILD/glm), JOBS (build parallelism, default 1),
+#      REF_KEPT (NUTS kept draws per chain, default 10000), SAMPLERS (default "hmc sghmc").
+# The wall times: sgmcmc's is the whole `sgmcmc run` process (reading the CSV, the mode search,
+# sampling, writing); NUTS's is rstan's sampling() (warm-up included, the compilation not).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+scripts/deps.sh r-cran-rstan r-cran-mass python3
+build="${BUILD:-build-bench-glm}"
+out="${OUT:-$build/glm}"
+kept="${REF_KEPT:-10000}"
+samplers="${SAMPLERS:-hmc sghmc}"
+if [ ! -f "$build/build.ninja" ]; then
+  cmake -G Ninja -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DSGMCMC_BUILD_TESTS=OFF -DSGMCMC_BUILD_APPS=ON -DSGMCMC_BUILD_BENCH=OFF \
+    -DSGMCMC_BUILD_EXPERIMENTS=OFF -DSGMCMC_BUILD_FUZZ=OFF -DSGMCMC_MPI=OFF > /dev/null
+fi
+ninja -C "$build" -j"${JOBS:-1}" sgmcmc > /dev/null
+mkdir -p "$out/data" "$out/ref" "$out/runs"
+Rscript scripts/glm_data.R "$out/data"
+models=("$@")
+[ ${#models[@]} -gt 0 ] || mapfile -t models < <(tail -n +2 scripts/glm_models.tsv | cut -f1)
+results="$out/results.tsv"
+rm -f "$results"
+quiet() { grep -v -e "not checked for suspicious field assignments" -e '^\[1\] TRUE$' || true; }
+for m in "${models[@]}"; do
+  [ -f "$out/ref/${m}_ref.csv" ] || Rscript scripts/glm_reference.R "$out/data" "$out/ref" "$m" "$kept" 2>&1 | quiet
+  for s in $samplers; do
+    config="$out/runs/${m}_$s.json"
+    python3 - "$m" "$s" "$out/data" "$config" <<'PY'
+import csv, json, math, sys
+model, sampler, data, path = sys.argv[1:5]
+rows = {r["model"]: r for r in csv.DictReader(open("scripts/glm_models.tsv"), delimiter="\t")}
+r = rows[model]
+n = sum(1 for _ in open(f"{data}/{r['data']}")) - 1
+target = {"name": "glm", "data": f"{data}/{r['data']}", "response": r["response"], "family": r["family"], "link": r["link"],
+          "prior": json.loads(r["prior"])}
+if r["trials"] != "-":
+    target["trials"] = r["trials"]
+if sampler == "hmc":
+    config = {"sampler": {"name": "hmc", "step_size": {"schedule": "cyclical", "a": float(r["hmc_h"]), "cycle": 7},
+                          "leapfrog_steps": int(r["hmc_L"])},
+              "target": target, "init": "mode", "steps": 11000, "burn_in": 1000, "thin": 1}
+else:
+    target.update({"estimator": "control_variate", "batch_size": max(20, n // 10)})
+    config = {"sampler": {"name": "sghmc", "step_size": float(r["sg_h"]), "friction": float(r["sg_C"]), "scheme": "aboba",
+                          "preconditioner": "diagonal"},
+              "target": target, "init": "centre", "steps": 105000, "burn_in": 5000, "thin": 10}
+config.update({"chains": 4, "seed": 1})
+json.dump(config, open(path, "w"), indent=1)
+PY
+    start=$(date +%s.%N)
+    "$build/apps/sgmcmc" run "$config" -o "$out/runs/${m}_$s.json.out" --format json,draws_csv --threads 2 -q
+    seconds=$(python3 -c "print(round($(date +%s.%N) - $start, 3))")
+    Rscript scripts/glm_compare.R "$out/ref/${m}_ref.csv" "$out/ref/${m}_ref_seconds.txt" "$out/runs/${m}_$s.json.out_draws.csv" \
+      "$seconds" "${m}/$s" "$results" 2>&1 | quiet > "$out/runs/${m}_$s.compare.txt"
+    tail -1 "$out/runs/${m}_$s.compare.txt"
+  done
+done
+
+echo
+echo "GLM against Stan's NUTS (tolerances: means 0.1 ref sd, sds 10 %; ± the combined MC error of ours and the reference's)"
+python3 - "$results" <<'PY'
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1]), delimiter="\t"))
+family = None
+for r in rows:
+    model, sampler = r["label"].split("/")
+    f = model.split("_")[0] if not model.startswith("negative_binomial") else "negative_binomial"
+    if f != family:
+        family = f
+        print(f"\n{family}")
+        print(f"  {'model / sampler':<32} {'max|z|':>13} {'max|sd-1|':>15} {'min ESS':>8} {'seconds':>8} {'NUTS s':>7} {'verdict':>8}  4 MCSE")
+    weak = " weak" if r["weak"] == "TRUE" else ""
+    print(f"  {r['label']:<32} {float(r['max_z']):>6.3f} ± {float(r['e_z']):.3f} {float(r['max_r']):>7.3f} ± {float(r['e_r']):.3f}"
+          f" {float(r['min_ess']):>8.0f} {float(r['seconds']):>8.1f} {float(r['ref_seconds']):>7.1f} {r['verdict']:>8}{weak}  "
+          f"{'yes' if r['within_4_mcse'] == 'TRUE' else 'no'}")
+PY
