@@ -14,7 +14,9 @@
 #        of the data, at least 20; the centre the mode L-BFGS finds), the chains started at the centre,
 #        a diagonal preconditioner estimated in the burn-in, step h; 5,000 burn-in + 100,000 steps
 #        thinned by 10;
-#   4. each run scored against the reference by scripts/glm_compare.R (our MCSEs and the reference's
+#   4. our log density against Stan's at 200 draws of a short hmc run (4 × 50 kept) (scripts/glm_log_prob.R: lp__ = −U
+#      against rstan's log_prob with the Jacobian; equal to rounding when the densities are the same);
+#   5. each run scored against the reference by scripts/glm_compare.R (our MCSEs and the reference's
 #      combined), one table per family: max |mean − ref mean| / ref sd, max |sd / ref sd − 1|, their
 #      combined MC errors, wall seconds against NUTS's, PASS/FAIL at 0.1 sd and 10 %.
 # Usage: scripts/bench_glm.sh [MODEL...]   (default: every model of scripts/glm_models.tsv)
@@ -66,6 +68,9 @@ else:
               "target": target, "init": "centre", "steps": 105000, "burn_in": 5000, "thin": 10}
 config.update({"chains": 4, "seed": 1})
 json.dump(config, open(path, "w"), indent=1)
+if sampler == "hmc":  # the log-density check's short run: 200 draws with lp__ = −U
+    config.update({"steps": 150, "burn_in": 100, "chains": 4, "log_density": True})
+    json.dump(config, open(path.replace("_hmc.json", "_lp.json"), "w"), indent=1)
 PY
     start=$(date +%s.%N)
     "$build/apps/sgmcmc" run "$config" -o "$out/runs/${m}_$s.json.out" --format json,draws_csv --threads 2 -q
@@ -73,14 +78,23 @@ PY
     Rscript scripts/glm_compare.R "$out/ref/${m}_ref.csv" "$out/ref/${m}_ref_seconds.txt" "$out/runs/${m}_$s.json.out_draws.csv" \
       "$seconds" "${m}/$s" "$results" 2>&1 | quiet > "$out/runs/${m}_$s.compare.txt"
     tail -1 "$out/runs/${m}_$s.compare.txt"
+    if [ "$s" = hmc ]; then
+      "$build/apps/sgmcmc" run "$out/runs/${m}_lp.json" -o "$out/runs/${m}_lp.json.out" --format draws_csv --threads 2 -q
+      Rscript scripts/glm_log_prob.R "$out/data" "$out/ref" "$m" "$out/runs/${m}_lp.json.out_draws.csv" 2>&1 | quiet | tail -1 | tee "$out/runs/${m}_lp.txt"
+    fi
   done
 done
 
 echo
 echo "GLM against Stan's NUTS (tolerances: means 0.1 ref sd, sds 10 %; ± the combined MC error of ours and the reference's)"
-python3 - "$results" <<'PY'
+python3 - "$results" "$out/runs" <<'PY'
 import csv, sys
 rows = list(csv.DictReader(open(sys.argv[1]), delimiter="\t"))
+def lp(model):
+    try:
+        return open(f"{sys.argv[2]}/{model}_lp.txt").read().split("= ")[1].split(" ")[0]
+    except (OSError, IndexError):
+        return "?"
 family = None
 for r in rows:
     model, sampler = r["label"].split("/")
@@ -88,9 +102,9 @@ for r in rows:
     if f != family:
         family = f
         print(f"\n{family}")
-        print(f"  {'model / sampler':<32} {'max|z|':>13} {'max|sd-1|':>15} {'min ESS':>8} {'seconds':>8} {'NUTS s':>7} {'verdict':>8}  4 MCSE")
+        print(f"  {'model / sampler':<32} {'max|z|':>13} {'max|sd-1|':>15} {'min ESS':>8} {'seconds':>8} {'NUTS s':>7} {'verdict':>8}  4 MCSE  max|lp-lp_Stan|")
     weak = " weak" if r["weak"] == "TRUE" else ""
     print(f"  {r['label']:<32} {float(r['max_z']):>6.3f} ± {float(r['e_z']):.3f} {float(r['max_r']):>7.3f} ± {float(r['e_r']):.3f}"
           f" {float(r['min_ess']):>8.0f} {float(r['seconds']):>8.1f} {float(r['ref_seconds']):>7.1f} {r['verdict']:>8}{weak}  "
-          f"{'yes' if r['within_4_mcse'] == 'TRUE' else 'no'}")
+          f"{'yes' if r['within_4_mcse'] == 'TRUE' else 'no':>6}  {lp(model) if sampler == 'hmc' else ''}")
 PY
