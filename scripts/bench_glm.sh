@@ -39,7 +39,7 @@ ninja -C "$build" -j"${JOBS:-1}" sgmcmc > /dev/null
 mkdir -p "$out/data" "$out/ref" "$out/runs"
 Rscript scripts/glm_data.R "$out/data"
 models=("$@")
-[ ${#models[@]} -gt 0 ] || mapfile -t models < <(tail -n +2 scripts/glm_models.tsv | cut -f1)
+[ ${#models[@]} -gt 0 ] || mapfile -t models < <(tail -n +2 scripts/glm_models.tsv | cut -f1 | grep -v '^small_')
 results="$out/results.tsv"
 rm -f "$results"
 quiet() { grep -v -e "not checked for suspicious field assignments" -e '^\[1\] TRUE$' || true; }
@@ -57,12 +57,32 @@ target = {"name": "glm", "data": f"{data}/{r['data']}", "response": r["response"
           "prior": json.loads(r["prior"])}
 if r["trials"] != "-":
     target["trials"] = r["trials"]
+# The mode search (init "mode", the control variate's centre "mode") starts from θ = 0, where a link
+# whose mean must be positive (poisson's identity and sqrt, gamma's inverse) has η = 0 outside the
+# support: those runs start hmc at the link of the mean response (slopes 0, auxiliaries 1), and centre
+# the control variate at our own hmc run's posterior mean (on θ: α_c = b_Intercept + Σ b_k x̄_k, log aux).
+bounded = (r["family"], r["link"]) in {("poisson", "identity"), ("poisson", "sqrt"), ("gamma", "inverse")}
+columns = next(csv.reader(open(target["data"])))
+rows_x = [list(map(float, row)) for row in list(csv.reader(open(target["data"])))[1:] if row]
+predictors = [c for c in columns if c not in (r["response"], r["trials"])]
+x_mean = [sum(row[columns.index(c)] for row in rows_x) / len(rows_x) for c in predictors]
+y_mean = sum(row[columns.index(r["response"])] for row in rows_x) / len(rows_x)
+aux = {"gaussian": 1, "student": 2, "negative_binomial": 1, "gamma": 1}.get(r["family"], 0)
 if sampler == "hmc":
     config = {"sampler": {"name": "hmc", "step_size": {"schedule": "cyclical", "a": float(r["hmc_h"]), "cycle": 7},
                           "leapfrog_steps": int(r["hmc_L"])},
               "target": target, "init": "mode", "steps": 11000, "burn_in": 1000, "thin": 1}
+    if bounded:
+        g = {"identity": y_mean, "sqrt": math.sqrt(y_mean), "inverse": 1 / y_mean}[r["link"]]
+        config["init"] = [g] + [0.0] * len(predictors) + [1.0] * aux
 else:
     target.update({"estimator": "control_variate", "batch_size": max(20, n // 10)})
+    if bounded:
+        draws = list(csv.DictReader(open(path.replace("_sghmc.json", "_hmc.json.out_draws.csv"))))
+        mean = lambda k: sum(float(d[k]) for d in draws) / len(draws)
+        b = [mean("b_" + c) for c in predictors]
+        target["centre"] = ([mean("b_Intercept") + sum(bk * xk for bk, xk in zip(b, x_mean))] + b +
+                            [math.log(mean(a)) for a in ["sigma", "shape", "nu"] if draws and a in draws[0]])
     config = {"sampler": {"name": "sghmc", "step_size": float(r["sg_h"]), "friction": float(r["sg_C"]), "scheme": "aboba",
                           "preconditioner": "diagonal"},
               "target": target, "init": "centre", "steps": 105000, "burn_in": 5000, "thin": 10}

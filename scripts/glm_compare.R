@@ -1,6 +1,6 @@
 # One run of the glm target against its Stan reference (scripts/bench_glm.sh; docs/benchmarks.md, "GLM
-# against Stan"): our draws (draws_csv: `sgmcmc run ... --format draws_csv`) summarised by
-# rstan::monitor as the reference was (mean and its MCSE, sd and its MCSE), each parameter scored
+# against Stan"): our draws (draws_csv: `sgmcmc run ... --format draws_csv`) summarised as the
+# reference was (mean and its MCSE, sd and its MCSE: scripts/glm_mcse.R), each parameter scored
 #   z = (mean - ref mean) / ref sd,          its MC error e_z = sqrt(mcse² + ref mcse²) / ref sd,
 #   r = sd / ref sd - 1,                     its MC error e_r = sqrt(mcse_sd² + (r+1)² ref mcse_sd²) / ref sd,
 # and the run judged: PASS when max |z| < 0.1 and max |r| < 0.1 (the issue's tolerances). The
@@ -11,6 +11,8 @@
 #   Prints one line per parameter and a summary; appends the summary to RESULTS_TSV.
 args <- commandArgs(trailingOnly = TRUE)
 suppressPackageStartupMessages(library(rstan))
+here <- dirname(sub("--file=", "", grep("--file=", commandArgs(FALSE), value = TRUE)))
+source(file.path(here, "glm_mcse.R"))
 ref <- read.csv(args[1], stringsAsFactors = FALSE)
 ref_seconds <- as.numeric(readLines(args[2]))
 d <- read.csv(args[3], check.names = FALSE)
@@ -21,12 +23,13 @@ n <- min(table(d[[".chain"]]))
 sims <- array(NA_real_, c(n, length(chains), nrow(ref)), dimnames = list(NULL, NULL, ref$parameter))
 for (k in seq_along(chains)) for (p in ref$parameter) sims[, k, p] <- head(d[d[[".chain"]] == chains[k], p], n)
 mon <- monitor(sims, warmup = 0, print = FALSE)
-z <- (mon[, "mean"] - ref$mean) / ref$sd
-e_z <- sqrt(mon[, "se_mean"]^2 + ref$mcse_mean^2) / ref$sd
-r <- mon[, "sd"] / ref$sd - 1
-e_r <- sqrt(mon[, "MCSE_SD"]^2 + (r + 1)^2 * ref$mcse_sd^2) / ref$sd
-per <- data.frame(parameter = ref$parameter, ref_mean = ref$mean, mean = mon[, "mean"], z = z, e_z = e_z, ref_sd = ref$sd,
-                  sd = mon[, "sd"], r = r, e_r = e_r, ess_bulk = mon[, "Bulk_ESS"], rhat = mon[, "Rhat"])
+e <- t(sapply(seq_len(dim(sims)[3]), function(k) glm_mcse(sims[, , k])))
+z <- (e[, "mean"] - ref$mean) / ref$sd
+e_z <- sqrt(e[, "mcse_mean"]^2 + ref$mcse_mean^2) / ref$sd
+r <- e[, "sd"] / ref$sd - 1
+e_r <- sqrt(e[, "mcse_sd"]^2 + (r + 1)^2 * ref$mcse_sd^2) / ref$sd
+per <- data.frame(parameter = ref$parameter, ref_mean = ref$mean, mean = e[, "mean"], z = z, e_z = e_z, ref_sd = ref$sd,
+                  sd = e[, "sd"], r = r, e_r = e_r, ess_bulk = mon[, "Bulk_ESS"], rhat = mon[, "Rhat"])
 cat(sprintf("== %s (%d chains x %d draws)\n", label, length(chains), n))
 print(per, digits = 4, row.names = FALSE)
 iz <- which.max(abs(z)); ir <- which.max(abs(r))

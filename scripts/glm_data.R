@@ -48,3 +48,24 @@ put(data.frame(medv = Boston$medv, lstat = z(Boston$lstat), rm = z(Boston$rm), p
 # Gamma: New York ozone, May to September 1973 (datasets::airquality, the 111 complete days), ppb.
 aq <- na.omit(airquality)
 put(data.frame(ozone = aq$Ozone, solar = z(aq$Solar.R), wind = z(aq$Wind), temp = z(aq$Temp)), "airquality.csv")
+
+# Small versions, one per family (N = 40, two predictors with two decimals, x2 correlated with x1),
+# for tests/glm/stan_reference_stat.cpp, which keeps their numbers (scripts/glm_test_numbers.R prints
+# them): small_<family>.csv.
+small <- function(k, family) {
+  set.seed(35100 + k)
+  n <- 40
+  x1 <- round(rnorm(n), 2); x2 <- round(0.5 * x1 + 0.87 * rnorm(n), 2)
+  eta <- function(a, b1, b2) a + b1 * x1 + b2 * x2
+  d <- switch(family,
+    bernoulli = data.frame(y = rbinom(n, 1, plogis(eta(0.3, 1, -0.7)))),
+    binomial = { t <- sample(3:12, n, replace = TRUE); data.frame(y = rbinom(n, t, plogis(eta(-0.2, 0.8, -0.5))), trials = t) },
+    poisson = data.frame(y = rpois(n, exp(eta(1, 0.4, -0.3)))),
+    negative_binomial = data.frame(y = rnbinom(n, mu = exp(eta(1.2, 0.5, -0.4)), size = 3)),
+    gaussian = data.frame(y = round(eta(2, 1, -0.5) + rnorm(n, 0, 1.2), 2)),
+    student = data.frame(y = round(eta(2, 1, -0.5) + rt(n, 4), 2)),
+    gamma = data.frame(y = signif(rgamma(n, shape = 4, rate = 4 / exp(eta(0.8, 0.3, -0.2))), 4)))
+  put(cbind(d, x1 = x1, x2 = x2), sprintf("small_%s.csv", family))
+}
+families <- c("bernoulli", "binomial", "poisson", "negative_binomial", "gaussian", "student", "gamma")
+for (k in seq_along(families)) small(k, families[k])

@@ -7,17 +7,19 @@
 # inside their support.
 # Usage: Rscript scripts/glm_reference.R DATADIR OUTDIR MODEL [KEPT [CHAINS [SEED]]]
 #   (defaults 10000, 4, 1). Writes OUTDIR/<MODEL>_ref.csv: per parameter (brms's names: b_Intercept,
-#   b_<predictor>, sigma, shape, nu) the mean, its MCSE, the sd, its MCSE (rstan::monitor's se_mean
-#   and MCSE_SD), bulk ESS and R-hat; and OUTDIR/<MODEL>_ref_seconds.txt (the sampling wall time,
-#   warm-up included).
+#   b_<predictor>, sigma, shape, nu) the mean, its MCSE, the sd, its MCSE (scripts/glm_mcse.R), the
+#   ESS of x and of (x − mean)², rstan::monitor's bulk ESS and R-hat; OUTDIR/<MODEL>_ref_draws.rds
+#   (the kept draws, iterations × chains × parameters); and OUTDIR/<MODEL>_ref_seconds.txt (the
+#   sampling wall time, warm-up included).
 args <- commandArgs(trailingOnly = TRUE)
 datadir <- args[1]; out <- args[2]; name <- args[3]
 kept <- if (length(args) >= 4) as.integer(args[4]) else 10000L
 chains <- if (length(args) >= 5) as.integer(args[5]) else 4L
 seed <- if (length(args) >= 6) as.integer(args[6]) else 1L
 suppressPackageStartupMessages(library(rstan))
-if (!file.exists(rstan_options("boost_lib"))) rstan_options(boost_lib = "/usr/include")
 here <- dirname(sub("--file=", "", grep("--file=", commandArgs(FALSE), value = TRUE)))
+source(file.path(here, "glm_mcse.R"))
+if (!file.exists(rstan_options("boost_lib"))) rstan_options(boost_lib = "/usr/include")
 models <- read.delim(file.path(here, "glm_models.tsv"), stringsAsFactors = FALSE, quote = "")
 m <- models[models$model == name, ]
 if (nrow(m) != 1) stop("no model ", name, " in glm_models.tsv")
@@ -62,8 +64,11 @@ mon <- monitor(sims, warmup = 0, print = FALSE)
 names <- c("b_Intercept", paste0("b_", colnames(X)), aux)
 sampler <- get_sampler_params(fit, inc_warmup = FALSE)
 divergent <- sum(sapply(sampler, function(s) sum(s[, "divergent__"])))
-table <- data.frame(parameter = names, mean = mon[, "mean"], mcse_mean = mon[, "se_mean"], sd = mon[, "sd"], mcse_sd = mon[, "MCSE_SD"],
-                    ess_bulk = mon[, "Bulk_ESS"], rhat = mon[, "Rhat"])
+e <- t(sapply(seq_len(dim(sims)[3]), function(k) glm_mcse(sims[, , k])))
+table <- data.frame(parameter = names, mean = e[, "mean"], mcse_mean = e[, "mcse_mean"], sd = e[, "sd"], mcse_sd = e[, "mcse_sd"],
+                    ess_mean = e[, "ess_mean"], ess_var = e[, "ess_var"], ess_bulk = mon[, "Bulk_ESS"], rhat = mon[, "Rhat"])
+dimnames(sims)[[3]] <- names
+saveRDS(sims, file.path(out, sprintf("%s_ref_draws.rds", name)))
 write.csv(table, file.path(out, sprintf("%s_ref.csv", name)), row.names = FALSE)
 cat(sprintf("%.3f\n", seconds), file = file.path(out, sprintf("%s_ref_seconds.txt", name)))
 cat(sprintf("%s: NUTS %d x (1000 + %d), %.1f s wall, min bulk ESS %.0f, max Rhat %.4f, %d divergent\n", name, chains, kept, seconds,
