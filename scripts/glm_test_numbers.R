@@ -1,5 +1,5 @@
 # The numbers tests/glm/stan_reference_stat.cpp keeps (issue #35, "Show"): for each small model of
-# scripts/glm_models.tsv (small_<family>: 40 rows, two predictors), its data, the Stan reference's
+# scripts/glm_models.tsv (small_<family>[_<link>]: 40 rows, two predictors), its data, the Stan reference's
 # mean, sd and their MCSEs (OUTDIR/<model>_ref.csv, written by scripts/glm_reference.R), and Stan's
 # log density and gradient (rstan's log_prob and grad_log_prob, the Jacobian included) at two points,
 # printed as the test's C++ initializers.
@@ -12,6 +12,9 @@ if (!file.exists(rstan_options("boost_lib"))) rstan_options(boost_lib = "/usr/in
 here <- dirname(sub("--file=", "", grep("--file=", commandArgs(FALSE), value = TRUE)))
 models <- read.delim(file.path(here, "glm_models.tsv"), stringsAsFactors = FALSE, quote = "")
 models <- models[grepl("^small_", models$model), ]
+links <- list(bernoulli = c("logit", "probit", "cloglog"), binomial = c("logit", "probit", "cloglog"),
+              poisson = c("log", "identity", "sqrt"), negative_binomial = "log", gaussian = c("identity", "log"),
+              student = "identity", gamma = c("log", "inverse"))
 num <- function(v) paste(sprintf("%.17g", v), collapse = ", ")
 str <- function(s) sprintf("\"%s\"", s)
 rstan_options(auto_write = TRUE)
@@ -19,7 +22,7 @@ for (i in seq_len(nrow(models))) {
   m <- models[i, ]
   d <- read.csv(file.path(datadir, m$data))
   X <- as.matrix(d[, c("x1", "x2")])
-  data <- list(N = nrow(X), K = 2L, X = X, Y = d$y, link = 1L)
+  data <- list(N = nrow(X), K = 2L, X = X, Y = d$y, link = match(m$link, links[[m$family]]))
   if (m$family %in% c("bernoulli", "binomial", "poisson", "negative_binomial")) data$Y <- as.integer(d$y)
   if (m$family == "binomial") data$trials <- as.integer(d$trials)
   model <- stan_model(file = file.path(out, "stan", sprintf("glm_%s.stan", m$family)))
