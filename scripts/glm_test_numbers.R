@@ -15,7 +15,8 @@ models <- models[grepl("^small_", models$model), ]
 links <- list(bernoulli = c("logit", "probit", "cloglog"), binomial = c("logit", "probit", "cloglog"),
               poisson = c("log", "identity", "sqrt"), negative_binomial = "log", gaussian = c("identity", "log"),
               student = "identity", gamma = c("log", "inverse"))
-num <- function(v) paste(sprintf("%.17g", v), collapse = ", ")
+num <- function(v) paste(sprintf("%.17g", v), collapse = ", ")  # the points: the doubles Stan was given
+short <- function(v, digits = 15) paste(format(v, digits = digits, trim = TRUE), collapse = ", ")  # data; moments to 6 digits
 str <- function(s) sprintf("\"%s\"", s)
 rstan_options(auto_write = TRUE)
 for (i in seq_len(nrow(models))) {
@@ -46,7 +47,8 @@ for (i in seq_len(nrow(models))) {
   })
   cat(sprintf("    // %s: %s %s, N = %d; reference: 4 x 10,000 NUTS draws\n", m$model, m$family, m$link, nrow(d)))
   cat(sprintf("    {%s, %s, {%s},\n", str(m$family), str(m$link), paste(sprintf("{%s, %s}", str(keys), str(values)), collapse = ", ")))
-  cat(sprintf("     {%s},\n     {%s},\n     {%s},\n     {%s},\n", num(d$x1), num(d$x2), num(d$y), if (m$family == "binomial") num(d$trials) else ""))
-  cat(sprintf("     {%s},\n", paste(sprintf("{%s, %s}", str(ref$parameter), apply(ref[, c("mean", "mcse_mean", "sd", "mcse_sd")], 1, num)), collapse = ",\n      ")))
+  cat(sprintf("     {%s},\n     {%s},\n     {%s},\n     {%s},\n", short(d$x1), short(d$x2), short(d$y), if (m$family == "binomial") short(d$trials) else ""))
+  moments <- apply(ref[, c("mean", "mcse_mean", "sd", "mcse_sd")], 1, function(v) paste(sapply(v, function(x) short(x, 6)), collapse = ", "))
+  cat(sprintf("     {%s},\n", paste(sprintf("{%s, %s}", str(ref$parameter), moments), collapse = ",\n      ")))
   cat(sprintf("     {%s}},\n", paste(sapply(points, function(q) sprintf("{{%s}, %s, {%s}}", num(q$p), num(q$lp), num(q$grad))), collapse = ",\n      ")))
 }
