@@ -9,7 +9,8 @@
 #      threads, step sizes chosen by hand (the table's columns, stated in docs/benchmarks.md):
 #      - hmc: exact HMC (Metropolis-corrected), L leapfrog steps, the step size cycled through
 #        a·(cos(πk/7) + 1)/2, k = 0…6 (a cyclical schedule of 7 trajectories: it breaks the
-#        resonances of a fixed trajectory length), 1000 burn-in + 10,000 kept trajectories;
+#        resonances of a fixed trajectory length), 1000 burn-in (the table's hmc_burn: 5000 for
+#        gamma_inverse, whose chains cross the posterior slowly) + 10,000 kept trajectories;
 #      - sghmc: SGHMC (ABOBA, friction C) with the control-variate gradient (minibatches of a tenth
 #        of the data, at least 20; the centre the mode L-BFGS finds), the chains started at the centre,
 #        a diagonal preconditioner estimated in the burn-in, step h; 5,000 burn-in + 100,000 steps
@@ -41,7 +42,7 @@ Rscript scripts/glm_data.R "$out/data"
 models=("$@")
 [ ${#models[@]} -gt 0 ] || mapfile -t models < <(tail -n +2 scripts/glm_models.tsv | cut -f1 | grep -v '^small_')
 results="$out/results.tsv"
-rm -f "$results"
+rm -f "$results" "$out/failed.tsv"
 quiet() { grep -v -e "not checked for suspicious field assignments" -e '^\[1\] TRUE$' || true; }
 for m in "${models[@]}"; do
   [ -f "$out/ref/${m}_ref.csv" ] || Rscript scripts/glm_reference.R "$out/data" "$out/ref" "$m" "$kept" 2>&1 | quiet
@@ -59,11 +60,13 @@ if r["trials"] != "-":
     target["trials"] = r["trials"]
 # The mode search (init "mode", the control variate's centre "mode") starts from θ = 0, where a link
 # whose mean must be positive (poisson's identity and sqrt, gamma's inverse) has η = 0 outside the
-# support, and where L-BFGS fails on student (Boston: "the moving direction increases the objective"
-# after 28 evaluations): those runs start hmc at the link of the mean response (slopes 0, sigma sd(y),
+# support, and where L-BFGS fails on Boston's student and gaussian-log models ("the moving direction
+# increases the objective function value" after 28 and 19 evaluations): those runs start hmc at the
+# link of the mean response (slopes 0, sigma sd(y),
 # shape 1, nu 10), and centre the control variate at our own hmc run's posterior mean (on θ:
 # α_c = b_Intercept + Σ b_k x̄_k, log aux).
-bounded = (r["family"], r["link"]) in {("poisson", "identity"), ("poisson", "sqrt"), ("gamma", "inverse"), ("student", "identity")}
+bounded = (r["family"], r["link"]) in {("poisson", "identity"), ("poisson", "sqrt"), ("gamma", "inverse"), ("student", "identity"),
+                                       ("gaussian", "log")}
 columns = next(csv.reader(open(target["data"])))
 rows_x = [list(map(float, row)) for row in list(csv.reader(open(target["data"])))[1:] if row]
 predictors = [c for c in columns if c not in (r["response"], r["trials"])]
@@ -72,9 +75,9 @@ y_mean = sum(row[columns.index(r["response"])] for row in rows_x) / len(rows_x)
 if sampler == "hmc":
     config = {"sampler": {"name": "hmc", "step_size": {"schedule": "cyclical", "a": float(r["hmc_h"]), "cycle": 7},
                           "leapfrog_steps": int(r["hmc_L"])},
-              "target": target, "init": "mode", "steps": 11000, "burn_in": 1000, "thin": 1}
+              "target": target, "init": "mode", "steps": int(r["hmc_burn"]) + 10000, "burn_in": int(r["hmc_burn"]), "thin": 1}
     if bounded:
-        g = {"identity": y_mean, "sqrt": math.sqrt(y_mean), "inverse": 1 / y_mean}[r["link"]]
+        g = {"identity": y_mean, "sqrt": math.sqrt(y_mean), "inverse": 1 / y_mean, "log": math.log(y_mean)}[r["link"]]
         y_sd = math.sqrt(sum((row[columns.index(r["response"])] - y_mean) ** 2 for row in rows_x) / (len(rows_x) - 1))
         start_aux = {"gaussian": [y_sd], "student": [y_sd, 10.0], "negative_binomial": [1.0], "gamma": [1.0]}.get(r["family"], [])
         config["init"] = [g] + [0.0] * len(predictors) + start_aux
@@ -96,7 +99,11 @@ if sampler == "hmc":  # the log-density check's short run: 200 draws with lp__ =
     json.dump(config, open(path.replace("_hmc.json", "_lp.json"), "w"), indent=1)
 PY
     start=$(date +%s.%N)
-    "$build/apps/sgmcmc" run "$config" -o "$out/runs/${m}_$s.json.out" --format json,draws_csv --threads 2 -q
+    if ! "$build/apps/sgmcmc" run "$config" -o "$out/runs/${m}_$s.json.out" --format json,draws_csv --threads 2 -q 2> "$out/runs/${m}_$s.err"; then
+      echo "${m}/$s: the run failed: $(tail -c 300 "$out/runs/${m}_$s.err")"
+      printf '%s\t%s\n' "${m}/$s" "run failed" >> "$out/failed.tsv"
+      continue
+    fi
     seconds=$(python3 -c "print(round($(date +%s.%N) - $start, 3))")
     Rscript scripts/glm_compare.R "$out/ref/${m}_ref.csv" "$out/ref/${m}_ref_seconds.txt" "$out/runs/${m}_$s.json.out_draws.csv" \
       "$seconds" "${m}/$s" "$results" 2>&1 | quiet > "$out/runs/${m}_$s.compare.txt"
@@ -130,4 +137,9 @@ for r in rows:
     print(f"  {r['label']:<32} {float(r['max_z']):>6.3f} ± {float(r['e_z']):.3f} {float(r['max_r']):>7.3f} ± {float(r['e_r']):.3f}"
           f" {float(r['min_ess']):>8.0f} {float(r['seconds']):>8.1f} {float(r['ref_seconds']):>7.1f} {r['verdict']:>8}{weak}  "
           f"{'yes' if r['within_4_mcse'] == 'TRUE' else 'no':>6}  {lp(model) if sampler == 'hmc' else ''}")
+try:
+    for line in open(f"{sys.argv[2]}/../failed.tsv"):
+        print(f"  {line.split(chr(9))[0]:<32} RUN FAILED (see runs/*.err)")
+except OSError:
+    pass
 PY
