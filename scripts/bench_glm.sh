@@ -4,7 +4,8 @@
 #      generated with set.seed) into $OUT/data;
 #   2. per model of scripts/glm_models.tsv (one family and link each), the Stan reference
 #      (scripts/glm_reference.R: scripts/stan/glm_<family>.stan, 4 chains x (1000 warm-up + 10,000
-#      kept) NUTS draws on 2 cores) into $OUT/ref, unless already there;
+#      kept) NUTS draws on 2 cores), once per seed of REF_SEEDS into $OUT/ref/seed<s> unless already
+#      there, pooled by scripts/glm_pool.R into $OUT/ref (8 chains, 80,000 draws by default);
 #   3. per model, two `sgmcmc run`s of the glm target with the same data and priors, 4 chains on 2
 #      threads, step sizes chosen by hand (the table's columns, stated in docs/benchmarks.md):
 #      - hmc: exact HMC (Metropolis-corrected), L leapfrog steps, the step size cycled through
@@ -22,9 +23,11 @@
 #      combined MC errors, wall seconds against NUTS's, PASS/FAIL at 0.1 sd and 10 %.
 # Usage: scripts/bench_glm.sh [MODEL...]   (default: every model of scripts/glm_models.tsv)
 # Env: BUILD (default build-bench-glm), OUT (default $BUILD/glm), JOBS (build parallelism, default 1),
-#      REF_KEPT (NUTS kept draws per chain, default 10000), SAMPLERS (default "hmc sghmc").
+#      REF_KEPT (NUTS kept draws per chain, default 10000), REF_SEEDS (Stan's seeds, one reference run
+#      each, pooled; default "1 2"), SAMPLERS (default "hmc sghmc").
 # The wall times: sgmcmc's is the whole `sgmcmc run` process (reading the CSV, the mode search,
-# sampling, writing); NUTS's is rstan's sampling() (warm-up included, the compilation not).
+# sampling, writing); NUTS's is rstan's sampling() (warm-up included, the compilation not), the mean
+# over the seeds' runs: one run of as many draws as ours.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/deps.sh r-cran-rstan r-cran-mass python3
@@ -32,6 +35,8 @@ build="${BUILD:-build-bench-glm}"
 out="${OUT:-$build/glm}"
 kept="${REF_KEPT:-10000}"
 samplers="${SAMPLERS:-hmc sghmc}"
+seeds="${REF_SEEDS:-1 2}"
+export GLM_STAN_CACHE="$out"  # the Stan programs compiled once, in $out/stan
 if [ ! -f "$build/build.ninja" ]; then
   cmake -G Ninja -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DSGMCMC_BUILD_TESTS=OFF -DSGMCMC_BUILD_APPS=ON -DSGMCMC_BUILD_BENCH=OFF \
     -DSGMCMC_BUILD_EXPERIMENTS=OFF -DSGMCMC_BUILD_FUZZ=OFF -DSGMCMC_MPI=OFF > /dev/null
@@ -45,7 +50,12 @@ results="$out/results.tsv"
 rm -f "$results" "$out/failed.tsv"
 quiet() { grep -v -e "not checked for suspicious field assignments" -e '^\[1\] TRUE$' || true; }
 for m in "${models[@]}"; do
-  [ -f "$out/ref/${m}_ref.csv" ] || Rscript scripts/glm_reference.R "$out/data" "$out/ref" "$m" "$kept" 2>&1 | quiet
+  dirs=()
+  for seed in $seeds; do
+    dirs+=("$out/ref/seed$seed")
+    [ -f "$out/ref/seed$seed/${m}_ref_draws.rds" ] || Rscript scripts/glm_reference.R "$out/data" "$out/ref/seed$seed" "$m" "$kept" 4 "$seed" 2>&1 | quiet
+  done
+  Rscript scripts/glm_pool.R "$out/ref" "$m" "${dirs[@]}" 2>&1 | quiet
   for s in $samplers; do
     config="$out/runs/${m}_$s.json"
     python3 - "$m" "$s" "$out/data" "$config" <<'PY'

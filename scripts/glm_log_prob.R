@@ -11,6 +11,7 @@ args <- commandArgs(trailingOnly = TRUE)
 datadir <- args[1]; out <- args[2]; name <- args[3]; draws <- args[4]
 points <- if (length(args) >= 5) as.integer(args[5]) else 200L
 suppressPackageStartupMessages(library(rstan))
+cache <- Sys.getenv("GLM_STAN_CACHE", out)  # where the compiled programs are kept (OUTDIR by default)
 if (!file.exists(rstan_options("boost_lib"))) rstan_options(boost_lib = "/usr/include")
 here <- dirname(sub("--file=", "", grep("--file=", commandArgs(FALSE), value = TRUE)))
 models <- read.delim(file.path(here, "glm_models.tsv"), stringsAsFactors = FALSE, quote = "")
@@ -25,7 +26,7 @@ data <- list(N = nrow(X), K = ncol(X), X = X, Y = y, link = match(m$link, links[
 if (m$family %in% c("bernoulli", "binomial", "poisson", "negative_binomial")) data$Y <- as.integer(y)
 if (m$family == "binomial") data$trials <- as.integer(d[[m$trials]])
 rstan_options(auto_write = TRUE)
-model <- stan_model(file = file.path(out, "stan", sprintf("glm_%s.stan", m$family)))
+model <- stan_model(file = file.path(cache, "stan", sprintf("glm_%s.stan", m$family)))
 fit <- sampling(model, data = data, chains = 0)
 ours <- read.csv(draws, check.names = FALSE)
 ours <- ours[round(seq(1, nrow(ours), length.out = min(points, nrow(ours)))), ]

@@ -17,6 +17,7 @@ kept <- if (length(args) >= 4) as.integer(args[4]) else 10000L
 chains <- if (length(args) >= 5) as.integer(args[5]) else 4L
 seed <- if (length(args) >= 6) as.integer(args[6]) else 1L
 suppressPackageStartupMessages(library(rstan))
+cache <- Sys.getenv("GLM_STAN_CACHE", out)  # where the compiled programs are kept (OUTDIR by default)
 here <- dirname(sub("--file=", "", grep("--file=", commandArgs(FALSE), value = TRUE)))
 source(file.path(here, "glm_mcse.R"))
 if (!file.exists(rstan_options("boost_lib"))) rstan_options(boost_lib = "/usr/include")
@@ -35,8 +36,8 @@ if (m$family %in% c("bernoulli", "binomial", "poisson", "negative_binomial")) da
 if (m$family == "binomial") data$trials <- as.integer(d[[m$trials]])
 
 # The program, compiled once into OUTDIR/stan/ (rstan's auto_write keeps the .rds beside it).
-dir.create(file.path(out, "stan"), showWarnings = FALSE, recursive = TRUE)
-stan_file <- file.path(out, "stan", sprintf("glm_%s.stan", m$family))
+dir.create(file.path(cache, "stan"), showWarnings = FALSE, recursive = TRUE)
+stan_file <- file.path(cache, "stan", sprintf("glm_%s.stan", m$family))
 source_file <- file.path(here, "stan", sprintf("glm_%s.stan", m$family))
 if (!file.exists(stan_file) || !identical(readLines(stan_file), readLines(source_file))) file.copy(source_file, stan_file, overwrite = TRUE)
 rstan_options(auto_write = TRUE)

@@ -8,6 +8,7 @@
 args <- commandArgs(trailingOnly = TRUE)
 datadir <- args[1]; out <- args[2]
 suppressPackageStartupMessages(library(rstan))
+cache <- Sys.getenv("GLM_STAN_CACHE", out)  # where the compiled programs are kept (OUTDIR by default)
 if (!file.exists(rstan_options("boost_lib"))) rstan_options(boost_lib = "/usr/include")
 here <- dirname(sub("--file=", "", grep("--file=", commandArgs(FALSE), value = TRUE)))
 models <- read.delim(file.path(here, "glm_models.tsv"), stringsAsFactors = FALSE, quote = "")
@@ -26,7 +27,7 @@ for (i in seq_len(nrow(models))) {
   data <- list(N = nrow(X), K = 2L, X = X, Y = d$y, link = match(m$link, links[[m$family]]))
   if (m$family %in% c("bernoulli", "binomial", "poisson", "negative_binomial")) data$Y <- as.integer(d$y)
   if (m$family == "binomial") data$trials <- as.integer(d$trials)
-  model <- stan_model(file = file.path(out, "stan", sprintf("glm_%s.stan", m$family)))
+  model <- stan_model(file = file.path(cache, "stan", sprintf("glm_%s.stan", m$family)))
   fit <- sampling(model, data = data, chains = 0)
   ref <- read.csv(file.path(out, sprintf("%s_ref.csv", m$model)), stringsAsFactors = FALSE)
   # The priors as the glm target reads them, brms's defaults made explicit.
