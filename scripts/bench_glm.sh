@@ -46,8 +46,6 @@ mkdir -p "$out/data" "$out/ref" "$out/runs"
 Rscript scripts/glm_data.R "$out/data"
 models=("$@")
 [ ${#models[@]} -gt 0 ] || mapfile -t models < <(tail -n +2 scripts/glm_models.tsv | cut -f1 | grep -v '^small_')
-results="$out/results.tsv"
-rm -f "$results" "$out/failed.tsv"
 quiet() { grep -v -e "not checked for suspicious field assignments" -e '^\[1\] TRUE$' || true; }
 for m in "${models[@]}"; do
   dirs=()
@@ -108,15 +106,16 @@ if sampler == "hmc":  # the log-density check's short run: 200 draws with lp__ =
     config.update({"steps": 150, "burn_in": 100, "chains": 4, "log_density": True})
     json.dump(config, open(path.replace("_hmc.json", "_lp.json"), "w"), indent=1)
 PY
+    rm -f "$out/runs/${m}_$s.result.tsv" "$out/runs/${m}_$s.err"
     start=$(date +%s.%N)
     if ! "$build/apps/sgmcmc" run "$config" -o "$out/runs/${m}_$s.json.out" --format json,draws_csv --threads 2 -q 2> "$out/runs/${m}_$s.err"; then
       echo "${m}/$s: the run failed: $(tail -c 300 "$out/runs/${m}_$s.err")"
-      printf '%s\t%s\n' "${m}/$s" "run failed" >> "$out/failed.tsv"
+      rm -f "$out/runs/${m}_$s.result.tsv"
       continue
     fi
     seconds=$(python3 -c "print(round($(date +%s.%N) - $start, 3))")
     Rscript scripts/glm_compare.R "$out/ref/${m}_ref.csv" "$out/ref/${m}_ref_seconds.txt" "$out/runs/${m}_$s.json.out_draws.csv" \
-      "$seconds" "${m}/$s" "$results" 2>&1 | quiet > "$out/runs/${m}_$s.compare.txt"
+      "$seconds" "${m}/$s" "$out/runs/${m}_$s.result.tsv" 2>&1 | quiet > "$out/runs/${m}_$s.compare.txt"
     tail -1 "$out/runs/${m}_$s.compare.txt"
     if [ "$s" = hmc ]; then
       "$build/apps/sgmcmc" run "$out/runs/${m}_lp.json" -o "$out/runs/${m}_lp.json.out" --format draws_csv --threads 2 -q
@@ -127,12 +126,25 @@ done
 
 echo
 echo "GLM against Stan's NUTS (tolerances: means 0.1 ref sd, sds 10 %; ± the combined MC error of ours and the reference's)"
-python3 - "$results" "$out/runs" <<'PY'
+python3 - "$out/runs" "$samplers" <<'PY'
 import csv, sys
-rows = list(csv.DictReader(open(sys.argv[1]), delimiter="\t"))
+# Every model of scripts/glm_models.tsv (not the small ones) with a result in $OUT/runs, this run's or
+# an earlier one's (a model run alone replaces its own rows).
+runs, samplers = sys.argv[1], sys.argv[2].split()
+rows = []
+for model in [r["model"] for r in csv.DictReader(open("scripts/glm_models.tsv"), delimiter="\t") if not r["model"].startswith("small_")]:
+    for s in samplers:
+        try:
+            rows += list(csv.DictReader(open(f"{runs}/{model}_{s}.result.tsv"), delimiter="\t"))
+        except OSError:
+            try:
+                open(f"{runs}/{model}_{s}.err").read()
+                rows.append({"label": f"{model}/{s}", "failed": True})
+            except OSError:
+                pass
 def lp(model):
     try:
-        return open(f"{sys.argv[2]}/{model}_lp.txt").read().split("= ")[1].split(" ")[0]
+        return open(f"{runs}/{model}_lp.txt").read().split("= ")[1].split(" ")[0]
     except (OSError, IndexError):
         return "?"
 family = None
@@ -143,13 +155,11 @@ for r in rows:
         family = f
         print(f"\n{family}")
         print(f"  {'model / sampler':<32} {'max|z|':>13} {'max|sd-1|':>15} {'min ESS':>8} {'seconds':>8} {'NUTS s':>7} {'verdict':>8}  4 MCSE  max|lp-lp_Stan|")
+    if r.get("failed"):
+        print(f"  {r['label']:<32} RUN FAILED (runs/{model}_{sampler}.err)")
+        continue
     weak = " weak" if r["weak"] == "TRUE" else ""
     print(f"  {r['label']:<32} {float(r['max_z']):>6.3f} ± {float(r['e_z']):.3f} {float(r['max_r']):>7.3f} ± {float(r['e_r']):.3f}"
           f" {float(r['min_ess']):>8.0f} {float(r['seconds']):>8.1f} {float(r['ref_seconds']):>7.1f} {r['verdict']:>8}{weak}  "
           f"{'yes' if r['within_4_mcse'] == 'TRUE' else 'no':>6}  {lp(model) if sampler == 'hmc' else ''}")
-try:
-    for line in open(f"{sys.argv[2]}/../failed.tsv"):
-        print(f"  {line.split(chr(9))[0]:<32} RUN FAILED (see runs/*.err)")
-except OSError:
-    pass
 PY

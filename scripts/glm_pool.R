@@ -1,7 +1,8 @@
 # Pools independent NUTS references of one model (scripts/glm_reference.R run with different seeds,
 # each into its own folder) into one: the chains side by side, the table recomputed as
-# glm_reference.R computes it (scripts/glm_mcse.R), the wall time the mean of the runs' (one run's
-# time, to set against one sgmcmc run of as many draws).
+# glm_reference.R computes it (scripts/glm_mcse.R), the wall time the last run's (one run's time, to
+# set against one sgmcmc run of as many draws; the last is the one made beside ours when
+# scripts/bench_glm.sh computes the references, on a machine as busy as it is during our runs).
 # Usage: Rscript scripts/glm_pool.R OUTDIR MODEL DIR...   Writes OUTDIR/<MODEL>_ref.csv and
 #   OUTDIR/<MODEL>_ref_seconds.txt.
 args <- commandArgs(trailingOnly = TRUE)
@@ -21,6 +22,6 @@ table <- data.frame(parameter = names, mean = e[, "mean"], mcse_mean = e[, "mcse
                     ess_mean = e[, "ess_mean"], ess_var = e[, "ess_var"], ess_bulk = mon[, "Bulk_ESS"], rhat = mon[, "Rhat"])
 write.csv(table, file.path(out, sprintf("%s_ref.csv", name)), row.names = FALSE)
 seconds <- sapply(dirs, function(d) as.numeric(readLines(file.path(d, sprintf("%s_ref_seconds.txt", name)))))
-cat(sprintf("%.3f\n", mean(seconds)), file = file.path(out, sprintf("%s_ref_seconds.txt", name)))
+cat(sprintf("%.3f\n", seconds[length(seconds)]), file = file.path(out, sprintf("%s_ref_seconds.txt", name)))
 cat(sprintf("%s: %d runs pooled, %d chains x %d draws, NUTS %s s wall per run, min bulk ESS %.0f, max Rhat %.4f\n", name, length(dirs),
             dim(sims)[2], n, paste(sprintf("%.1f", seconds), collapse = " and "), min(table$ess_bulk), max(table$rhat)))

@@ -36,6 +36,7 @@ if (m$family %in% c("bernoulli", "binomial", "poisson", "negative_binomial")) da
 if (m$family == "binomial") data$trials <- as.integer(d[[m$trials]])
 
 # The program, compiled once into OUTDIR/stan/ (rstan's auto_write keeps the .rds beside it).
+dir.create(out, showWarnings = FALSE, recursive = TRUE)
 dir.create(file.path(cache, "stan"), showWarnings = FALSE, recursive = TRUE)
 stan_file <- file.path(cache, "stan", sprintf("glm_%s.stan", m$family))
 source_file <- file.path(here, "stan", sprintf("glm_%s.stan", m$family))
