@@ -4,10 +4,11 @@
 #   sd:   the delta method on the variance, se(sd) = se(var) / (2 sd), se(var) = sd(z) / sqrt(ESS(z)),
 #         z = (x − mean)².
 # Not rstan::monitor's MCSE_SD (rstan 2.21): that one takes min(ESS(x), ESS(x²)) with x² uncentred,
-# and for a parameter whose mean is far from 0 under an antithetic sampler (NUTS, fixed-length HMC:
-# ESS(x) above the number of draws) x² moves with x and its ESS is as large, so the sd's error comes
-# out 2–3 times too small: two 4 × 10,000-draw NUTS runs of the same probit model differed by 2–3 of
-# its MCSE_SDs on several parameters (docs/benchmarks.md, "GLM against Stan").
+# and for a parameter whose mean is far from its sd under an antithetic sampler (NUTS, fixed-length
+# HMC: ESS(x) above the number of draws) x² moves with x and its ESS is as large, so the sd's error
+# comes out too small — 1.55 times for NUTS on the probit model, 2.2 times for fixed-length HMC: two
+# 4 × 10,000-draw NUTS runs of that model differed by 2.0 to 3.0 of its MCSE_SDs on three of six
+# parameters (docs/benchmarks.md, "GLM against Stan").
 glm_mcse <- function(sims) {
   sims <- as.matrix(sims)
   split <- rstan:::split_chains(sims)
