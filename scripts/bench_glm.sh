@@ -13,21 +13,27 @@
 #        resonances of a fixed trajectory length), 1000 burn-in (the table's hmc_burn: 5000 for
 #        gamma_inverse, whose chains cross the posterior slowly) + 10,000 kept trajectories;
 #      - sghmc: SGHMC (ABOBA, friction C) with the control-variate gradient (minibatches of a tenth
-#        of the data, at least 20; the centre the mode L-BFGS finds), the chains started at the centre,
+#        of the data, at least 20; the centre the mode L-BFGS finds, or our hmc run's posterior mean
+#        where the search cannot start: below), the chains started at the centre,
 #        a diagonal preconditioner estimated in the burn-in, step h; 5,000 burn-in + 100,000 steps
 #        thinned by 10;
-#   4. our log density against Stan's at 200 draws of a short hmc run (4 × 50 kept) (scripts/glm_log_prob.R: lp__ = −U
-#      against rstan's log_prob with the Jacobian; equal to rounding when the densities are the same);
+#   4. our log density against Stan's at 200 draws of a short hmc run (4 × 50 kept;
+#      scripts/glm_log_prob.R: lp__ = −U against rstan's log_prob with the Jacobian; equal to rounding
+#      when the densities are the same);
 #   5. each run scored against the reference by scripts/glm_compare.R (our MCSEs and the reference's
 #      combined), one table per family: max |mean − ref mean| / ref sd, max |sd / ref sd − 1|, their
 #      combined MC errors, wall seconds against NUTS's, PASS/FAIL at 0.1 sd and 10 %.
-# Usage: scripts/bench_glm.sh [MODEL...]   (default: every model of scripts/glm_models.tsv)
+# Usage: scripts/bench_glm.sh [MODEL...]   (default: every model of scripts/glm_models.tsv but the
+#        small_* ones, which are tests/glm/stan_reference_stat.cpp's)
 # Env: BUILD (default build-bench-glm), OUT (default $BUILD/glm), JOBS (build parallelism, default 1),
 #      REF_KEPT (NUTS kept draws per chain, default 10000), REF_SEEDS (Stan's seeds, one reference run
 #      each, pooled; default "1 2"), SAMPLERS (default "hmc sghmc").
 # The wall times: sgmcmc's is the whole `sgmcmc run` process (reading the CSV, the mode search,
-# sampling, writing); NUTS's is rstan's sampling() (warm-up included, the compilation not), the mean
-# over the seeds' runs: one run of as many draws as ours.
+# sampling, writing); NUTS's is rstan's sampling() (warm-up included, the compilation not) of the last
+# seed's run, one run of as many draws as ours (made beside ours when the references are computed
+# here; the machine's load moves both).
+# Each run's scores stay in $OUT/runs/<model>_<sampler>.result.tsv; the table shows every model's
+# latest, so `scripts/bench_glm.sh MODEL` redoes one model's rows.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/deps.sh r-cran-rstan r-cran-mass python3
