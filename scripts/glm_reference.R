@@ -2,9 +2,9 @@
 # through Debian's r-cran-rstan: the Stan program scripts/stan/glm_<family>.stan (written as brms
 # writes the model, independently of models/glm/) on one model of scripts/glm_models.tsv, CHAINS chains
 # of 1000 warm-up + KEPT kept iterations on 2 cores (the compilation untimed; compiled models are
-# cached in OUTDIR/stan/). Starts every chain near the data's mean response (the intercept at the
-# link of mean(y), slopes near 0), so that links with a bounded mean (identity, sqrt, inverse) start
-# inside their support.
+# cached in $GLM_STAN_CACHE/stan/, by default OUTDIR/stan/). Starts every chain near the data's mean
+# response (the intercept at the link of mean(y), slopes near 0), so that links with a bounded mean
+# (identity, sqrt, inverse) start inside their support.
 # Usage: Rscript scripts/glm_reference.R DATADIR OUTDIR MODEL [KEPT [CHAINS [SEED]]]
 #   (defaults 10000, 4, 1). Writes OUTDIR/<MODEL>_ref.csv: per parameter (brms's names: b_Intercept,
 #   b_<predictor>, sigma, shape, nu) the mean, its MCSE, the sd, its MCSE (scripts/glm_mcse.R), the
