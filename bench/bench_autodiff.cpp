@@ -131,12 +131,12 @@ models::Minibatch<models::LogisticRegression> hand_glm(std::size_t n_examples) {
 /// The case's data-set size: the benchmark's argument (every GLM case has one).
 std::size_t examples_of(const benchmark::State& state) { return static_cast<std::size_t>(state.range(0)); }
 
-template <class F>
-void run_glm(benchmark::State& state, F&& gradient) {
-  const auto& list = batch_list(examples_of(state));
-  const VectorXd th = theta_of(d, 0.3);
-  VectorXd g(d), ref(d);
-  minibatch_gradient(hand_glm(examples_of(state)), th, list[0], ref);
+/// Checks `gradient` against the hand-written model `hand` at θ on the first batch (a benchmark of a
+/// wrong gradient is skipped with an error), then times it over the batches in turn.
+template <class Hand, class Batches, class F>
+void time_against(benchmark::State& state, const Hand& hand, const VectorXd& th, const Batches& list, F&& gradient) {
+  VectorXd g(th.size()), ref(th.size());
+  minibatch_gradient(hand, th, list[0], ref);
   gradient(th, list[0], g);
   const double diff = rel_diff(g, ref);
   if (!(diff <= tolerance)) state.SkipWithError("the AD gradient differs from the hand-written one");
@@ -147,6 +147,11 @@ void run_glm(benchmark::State& state, F&& gradient) {
     benchmark::ClobberMemory();
   }
   state.counters["max_rel_diff"] = diff;
+}
+
+template <class F>
+void run_glm(benchmark::State& state, F&& gradient) {
+  time_against(state, hand_glm(examples_of(state)), theta_of(d, 0.3), batch_list(examples_of(state)), gradient);
 }
 
 void BM_GlmHand(benchmark::State& state) {
@@ -230,21 +235,8 @@ models::Minibatch<models::BasicBnn<double>> hand_net() {
 
 template <class F>
 void run_net(benchmark::State& state, F&& gradient) {
-  const auto& list = batch_list(net_N);
   const auto hand = hand_net();
-  const VectorXd th = theta_of(hand.model.dim(), 0.05);
-  VectorXd g(th.size()), ref(th.size());
-  minibatch_gradient(hand, th, list[0], ref);
-  gradient(th, list[0], g);
-  const double diff = rel_diff(g, ref);
-  if (!(diff <= tolerance)) state.SkipWithError("the AD gradient differs from the hand-written one");
-  std::size_t b = 0;
-  for (auto _ : state) {
-    gradient(th, list[b++ % batches], g);
-    benchmark::DoNotOptimize(g.data());
-    benchmark::ClobberMemory();
-  }
-  state.counters["max_rel_diff"] = diff;
+  time_against(state, hand, theta_of(hand.model.dim(), 0.05), batch_list(net_N), gradient);
 }
 
 void BM_NetHand(benchmark::State& state) {
