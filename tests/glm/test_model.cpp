@@ -74,7 +74,9 @@ const std::vector<std::pair<const char*, const char*>> pairs = {
 // Would catch: the centred design's chain rule (the intercept's and slopes' gradient), the batch
 // scale, the priors' or the Jacobians' sign, a family's gradient wired to the wrong block of θ.
 TEST_CASE("glm model: the exact gradient matches central differences of U, for every family and link") {
-  for (const auto& [fam, link] : pairs) {
+  for (const auto& fam_link : pairs) {
+    const char* fam = fam_link.first;  // not a structured binding: clang 14 cannot capture one (CAPTURE)
+    const char* link = fam_link.second;
     CAPTURE(fam);
     CAPTURE(link);
     const AnyFamily f = make_family(fam, link);
@@ -89,7 +91,9 @@ TEST_CASE("glm model: the exact gradient matches central differences of U, for e
 // pass disagreeing with the sum of the pointwise log-likelihoods (LOO would see another model).
 // Tolerance: the same sums in another order, 1e-12 relative to the sum of absolute terms.
 TEST_CASE("glm model: batch, per-example and full-data paths agree") {
-  for (const auto& [fam, link] : pairs) {
+  for (const auto& fam_link : pairs) {
+    const char* fam = fam_link.first;  // not a structured binding: clang 14 cannot capture one (CAPTURE)
+    const char* link = fam_link.second;
     CAPTURE(fam);
     CAPTURE(link);
     const AnyFamily f = make_family(fam, link);
@@ -186,8 +190,10 @@ namespace sgmcmc::test_glm {
 // Would catch: a model without an intercept that still reads θ[0] as one (the slopes and the
 // auxiliaries shifted by one), or centres its design.
 TEST_CASE("glm model: without an intercept the gradient still matches central differences of U") {
-  for (const auto& [fam, link] : std::vector<std::pair<const char*, const char*>>{{"gaussian", "log"}, {"bernoulli", "probit"},
+  for (const auto& fam_link : std::vector<std::pair<const char*, const char*>>{{"gaussian", "log"}, {"bernoulli", "probit"},
                                                                                    {"student", "identity"}, {"negative_binomial", "log"}}) {
+    const char* fam = fam_link.first;  // not a structured binding: clang 14 cannot capture one (CAPTURE)
+    const char* link = fam_link.second;
     CAPTURE(fam);
     const AnyFamily f = make_family(fam, link);
     GlmPriors priors = some_priors(f);
@@ -230,7 +236,9 @@ TEST_CASE("glm links: link(mean(eta)) is eta") {
 // intercept that is not g(ȳ), a σ that is not the sd of y, and a start the sampled point of which the
 // model's own U cannot evaluate.
 TEST_CASE("glm model: the start is the constant model's fit, inside every pair's support") {
-  for (const auto& [fam, link] : pairs) {
+  for (const auto& fam_link : pairs) {
+    const char* fam = fam_link.first;  // not a structured binding: clang 14 cannot capture one (CAPTURE)
+    const char* link = fam_link.second;
     CAPTURE(fam);
     CAPTURE(link);
     const AnyFamily f = make_family(fam, link);
