@@ -64,7 +64,14 @@ GlmPriors some_priors(const AnyFamily& f) {
   return p;
 }
 
-const std::vector<std::pair<const char*, const char*>> pairs = {
+/// A (family, link) pair by brms's names. Members, not a structured binding: clang 14 cannot capture a
+/// binding (doctest's CAPTURE is a lambda).
+struct FamilyLink {
+  const char* fam;
+  const char* link;
+};
+
+const std::vector<FamilyLink> pairs = {
     {"bernoulli", "logit"}, {"bernoulli", "probit"}, {"bernoulli", "cloglog"}, {"binomial", "logit"}, {"binomial", "probit"},
     {"binomial", "cloglog"}, {"poisson", "log"}, {"poisson", "identity"}, {"poisson", "sqrt"}, {"negative_binomial", "log"},
     {"gaussian", "identity"}, {"gaussian", "log"}, {"student", "identity"}, {"gamma", "inverse"}, {"gamma", "log"}};
@@ -74,13 +81,11 @@ const std::vector<std::pair<const char*, const char*>> pairs = {
 // Would catch: the centred design's chain rule (the intercept's and slopes' gradient), the batch
 // scale, the priors' or the Jacobians' sign, a family's gradient wired to the wrong block of θ.
 TEST_CASE("glm model: the exact gradient matches central differences of U, for every family and link") {
-  for (const auto& fam_link : pairs) {
-    const char* fam = fam_link.first;  // not a structured binding: clang 14 cannot capture one (CAPTURE)
-    const char* link = fam_link.second;
-    CAPTURE(fam);
-    CAPTURE(link);
-    const AnyFamily f = make_family(fam, link);
-    const auto potential = models::minibatch(make_glm(small_data(fam), f, some_priors(f)), 3, models::Sampling::with_replacement);
+  for (const FamilyLink& p : pairs) {
+    CAPTURE(p.fam);
+    CAPTURE(p.link);
+    const AnyFamily f = make_family(p.fam, p.link);
+    const auto potential = models::minibatch(make_glm(small_data(p.fam), f, some_priors(f)), 3, models::Sampling::with_replacement);
     const Eigen::VectorXd t = test_point(potential.model);
     check_gradient_by_differences(potential, t);
   }
@@ -91,13 +96,11 @@ TEST_CASE("glm model: the exact gradient matches central differences of U, for e
 // pass disagreeing with the sum of the pointwise log-likelihoods (LOO would see another model).
 // Tolerance: the same sums in another order, 1e-12 relative to the sum of absolute terms.
 TEST_CASE("glm model: batch, per-example and full-data paths agree") {
-  for (const auto& fam_link : pairs) {
-    const char* fam = fam_link.first;  // not a structured binding: clang 14 cannot capture one (CAPTURE)
-    const char* link = fam_link.second;
-    CAPTURE(fam);
-    CAPTURE(link);
-    const AnyFamily f = make_family(fam, link);
-    const Glm m = make_glm(small_data(fam), f, some_priors(f));
+  for (const FamilyLink& p : pairs) {
+    CAPTURE(p.fam);
+    CAPTURE(p.link);
+    const AnyFamily f = make_family(p.fam, p.link);
+    const Glm m = make_glm(small_data(p.fam), f, some_priors(f));
     const Eigen::VectorXd t = test_point(m);
     const std::vector<std::size_t> idx = {4, 0, 4, 8, 2};
     Eigen::VectorXd batch = Eigen::VectorXd::Zero(m.dim()), each = Eigen::VectorXd::Zero(m.dim()), size = Eigen::VectorXd::Zero(m.dim());
@@ -190,14 +193,12 @@ namespace sgmcmc::test_glm {
 // Would catch: a model without an intercept that still reads θ[0] as one (the slopes and the
 // auxiliaries shifted by one), or centres its design.
 TEST_CASE("glm model: without an intercept the gradient still matches central differences of U") {
-  for (const auto& fam_link : std::vector<std::pair<const char*, const char*>>{{"gaussian", "log"}, {"bernoulli", "probit"},
+  for (const FamilyLink& p : std::vector<FamilyLink>{{"gaussian", "log"}, {"bernoulli", "probit"},
                                                                                    {"student", "identity"}, {"negative_binomial", "log"}}) {
-    const char* fam = fam_link.first;  // not a structured binding: clang 14 cannot capture one (CAPTURE)
-    const char* link = fam_link.second;
-    CAPTURE(fam);
-    const AnyFamily f = make_family(fam, link);
+    CAPTURE(p.fam);
+    const AnyFamily f = make_family(p.fam, p.link);
     GlmPriors priors = some_priors(f);
-    const auto potential = models::minibatch(make_glm(small_data(fam), f, priors, false), 3, models::Sampling::with_replacement);
+    const auto potential = models::minibatch(make_glm(small_data(p.fam), f, priors, false), 3, models::Sampling::with_replacement);
     REQUIRE(potential.model.dim() == 2 + static_cast<Eigen::Index>(aux_size(f)));
     CHECK(potential.model.design->means.isZero());
     Eigen::VectorXd t(potential.model.dim());
@@ -236,13 +237,11 @@ TEST_CASE("glm links: link(mean(eta)) is eta") {
 // intercept that is not g(ȳ), a σ that is not the sd of y, and a start the sampled point of which the
 // model's own U cannot evaluate.
 TEST_CASE("glm model: the start is the constant model's fit, inside every pair's support") {
-  for (const auto& fam_link : pairs) {
-    const char* fam = fam_link.first;  // not a structured binding: clang 14 cannot capture one (CAPTURE)
-    const char* link = fam_link.second;
-    CAPTURE(fam);
-    CAPTURE(link);
-    const AnyFamily f = make_family(fam, link);
-    const Glm m = make_glm(small_data(fam, 40), f, some_priors(f));
+  for (const FamilyLink& p : pairs) {
+    CAPTURE(p.fam);
+    CAPTURE(p.link);
+    const AnyFamily f = make_family(p.fam, p.link);
+    const Glm m = make_glm(small_data(p.fam, 40), f, some_priors(f));
     const Eigen::VectorXd s = m.start();
     REQUIRE(s.size() == m.dim());
     CHECK(s.allFinite());
