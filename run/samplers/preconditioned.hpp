@@ -125,6 +125,11 @@ struct PreconditionChoice {
 /// d + 1 of them: K ≥ 2(d + 1).
 inline std::uint64_t least_adapt_steps(Eigen::Index d) { return 2 * static_cast<std::uint64_t>(d + 1); }
 
+/// The most numbers a dense or low-rank preconditioner's d×d matrices may hold (the factor, the warm-up's
+/// sums), each, per chain: 2²⁷ (1 GiB of doubles). Past it the config is refused before anything of
+/// that size is allocated (the bnn's 79,510 weights would ask 50 GB a matrix).
+inline constexpr double dense_preconditioner_limit = 134217728.0;
+
 /// `preconditioner`: "none" (the default), "diagonal" (estimated during the run's burn-in: {"adapt_steps":
 /// burn_in}), "dense" ({"kind": "dense", "adapt_steps": burn_in}), or an object (the header's comment);
 /// recorded as the object that runs.
@@ -138,8 +143,14 @@ inline PreconditionChoice read_precondition(Fields& f, json& out, const Manifold
     fail(f.at("preconditioner"), fmt::format("a preconditioner rescales coordinates: '{}' takes it on euclidean only", name));
   p.enabled = true;
   const std::optional<Eigen::Index> d = manifold.dim();
+  const auto bounded = [&](const std::string& at, const std::string& kind) {
+    if (p.kind != Kind::diagonal && d && static_cast<double>(*d) * static_cast<double>(*d) > dense_preconditioner_limit)
+      fail(at, fmt::format("a {} preconditioner keeps d×d matrices (d = {}: {:.3g} GiB each, per chain), above the 2^27 numbers "
+                           "(1 GiB) allowed: use \"diagonal\"", kind, *d, static_cast<double>(*d) * static_cast<double>(*d) * 8 / (1 << 30)));
+  };
   if (j->is_string() && (*j == "diagonal" || *j == "dense")) {
     p.kind = *j == "dense" ? Kind::dense : Kind::diagonal;
+    bounded(f.at("preconditioner"), j->get<std::string>());
     const std::uint64_t least = p.kind == Kind::diagonal ? 2 : least_adapt_steps(d.value_or(1));
     if (run.burn_in < least)
       fail(f.at("preconditioner"), fmt::format("the {} preconditioner is estimated during burn-in, and burn_in is {} (at least {}{}): set "
@@ -163,6 +174,7 @@ inline PreconditionChoice read_precondition(Fields& f, json& out, const Manifold
   const auto only_for = [&pf, &kind](const char* field, const char* kinds) {
     if (pf.has(field)) fail(pf.at(field), fmt::format("{} is for kind {}, and this preconditioner's kind is {}", field, kinds, kind));
   };
+  bounded(pf.has("kind") ? pf.at("kind") : f.at("preconditioner"), kind);
   if (p.kind != Kind::diagonal) only_for("scale", "diagonal");
   if (p.kind != Kind::dense) only_for("cholesky", "dense"), only_for("cov", "dense");
   if (p.kind != Kind::low_rank) only_for("rank", "low_rank");

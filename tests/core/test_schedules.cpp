@@ -242,6 +242,13 @@ TEST_CASE("run config: preconditioner dense | low_rank — recorded, the factor 
   refuses({{"rank", 1}}, "/sampler/preconditioner/rank: rank is for kind low_rank");
   c["burn_in"] = 5;
   refuses("dense", "/sampler/preconditioner: the dense preconditioner is estimated during burn-in, and burn_in is 5 (at least 6");
+  // A size the config sets is bounded before it is allocated: at d = 20000 each d×d matrix would be 3 GiB
+  // per chain. Catches a dense or low-rank preconditioner that allocates whatever d asks.
+  c["burn_in"] = 100000;
+  c["target"] = {{"name", "gaussian"}};
+  c["manifold"] = {{"name", "euclidean"}, {"dim", 20000}};
+  refuses("dense", "/sampler/preconditioner: a dense preconditioner keeps d×d matrices (d = 20000: 2.98 GiB each, per chain)");
+  refuses({{"kind", "low_rank"}, {"rank", 2}}, "/sampler/preconditioner/kind: a low_rank preconditioner keeps d×d matrices (d = 20000");
 }
 
 TEST_CASE("temperature: the sampler sees U/T; recorded; refused where a block would stay at T = 1") {
