@@ -29,7 +29,7 @@ int main(int argc, const char* const* argv, const run::Registry& registry, const
   const std::vector<detail::Command> commands = {detail::add_run(app, ctx),     detail::add_resume(app, ctx),
                                                  detail::add_convert(app, ctx), detail::add_summary(app, ctx),
                                                  detail::add_thin(app, ctx),    detail::add_sweep(app, ctx),
-                                                 detail::add_list(app, ctx)};
+                                                 detail::add_tune(app, ctx),    detail::add_list(app, ctx)};
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

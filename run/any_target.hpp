@@ -45,6 +45,28 @@ concept TargetWithState = PotentialWithAfterStep<P, random::Stream> &&
                             p.own_state();
                           };
 
+/// Every `every`-th stochastic gradient a chain evaluates, with the point it was evaluated at, up to the
+/// columns allocated (never more: nothing is allocated in a step). The tuner scores an arm on the
+/// gradients it drew anyway (MAMBA, Coullon, South & Nemeth 2023: no extra gradient per point).
+struct GradientLog {
+  Eigen::MatrixXd points, gradients;  ///< d × capacity; the first `size` columns are filled
+  Eigen::Index size = 0;
+  std::uint64_t every = 1, calls = 0;
+  void reset(Eigen::Index dim, Eigen::Index capacity, std::uint64_t keep_every) {
+    points.resize(dim, capacity);
+    gradients.resize(dim, capacity);
+    size = 0;
+    calls = 0;
+    every = keep_every < 1 ? 1 : keep_every;
+  }
+  void record(const Eigen::VectorXd& x, const Eigen::VectorXd& g) {
+    if (calls++ % every != 0 || size >= points.cols()) return;
+    points.col(size) = x;
+    gradients.col(size) = g;
+    ++size;
+  }
+};
+
 class AnyTarget {
  public:
   AnyTarget() = default;
@@ -68,7 +90,7 @@ class AnyTarget {
         inverse_temperature_(o.inverse_temperature_),
         has_value_(o.has_value_),
         has_noise_estimate_(o.has_noise_estimate_), has_state_(o.has_state_), dirichlet_(o.dirichlet_),
-        separable_(o.separable_), reparametrised_(o.reparametrised_), examples_(o.examples_) {}
+        separable_(o.separable_), reparametrised_(o.reparametrised_), examples_(o.examples_), log_(o.log_) {}
   AnyTarget(AnyTarget&&) noexcept = default;
   AnyTarget& operator=(const AnyTarget& o) {
     if (this != &o) *this = AnyTarget(o);
@@ -77,6 +99,15 @@ class AnyTarget {
   AnyTarget& operator=(AnyTarget&&) noexcept = default;
 
   double grad_noise() const { return grad_noise_; }
+  /// A copy whose stochastic gradients (after noise and temperature: what the sampler is given) are
+  /// also written to `log`. Not separable, so every gradient passes through gradient(); the samplers'
+  /// separable fast path equals the plain one to the bit, so the chain's draws do not change.
+  AnyTarget logging_to(std::shared_ptr<GradientLog> log) const {
+    AnyTarget t(*this);
+    t.log_ = std::move(log);
+    t.separable_ = false;
+    return t;
+  }
   /// The target at temperature T: U/T, its gradient and value scaled by 1/T (and the empirical-Fisher
   /// variance by 1/T²), so that every sampler — Metropolis-corrected ones included — samples
   /// ∝ exp(−U/T) (MATH.md §9 "Temperature"; T < 1 is the "cold posterior"). Added grad_noise is part of
@@ -138,6 +169,7 @@ class AnyTarget {
     self_->gradient(x, g, rng);
     models::add_gradient_noise(g, grad_noise_, rng, noise_);
     if (inverse_temperature_ != 1.0) g *= inverse_temperature_;
+    if (log_) [[unlikely]] log_->record(x, g);
   }
   /// The stochastic gradient with its empirical-Fisher variance; additive gradient noise adds σ² to
   /// every coordinate's variance.
@@ -152,6 +184,7 @@ class AnyTarget {
       g *= inverse_temperature_;
       var *= inverse_temperature_ * inverse_temperature_;
     }
+    if (log_) [[unlikely]] log_->record(x, g);
   }
   double value(const Eigen::VectorXd& x) const {
     if (!has_value_) throw Error("/target/name: this target has no exact value (needed by MH-corrected samplers)");
@@ -266,6 +299,7 @@ class AnyTarget {
   bool has_value_ = false, has_noise_estimate_ = false, has_state_ = false, dirichlet_ = false, separable_ = false,
        reparametrised_ = false;
   Eigen::Index examples_ = 0;
+  std::shared_ptr<GradientLog> log_;  ///< null except in the tuner's arms
   mutable Eigen::VectorXd noise_;  ///< scratch for the gradient noise (one target per chain)
 };
 

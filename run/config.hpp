@@ -19,6 +19,16 @@
 
 namespace sgmcmc::run {
 
+/// What a config leaves to the tuner (run/tune.hpp): the sampler's step size ("auto" or left out), and
+/// where the sampler and target allow it the friction and the batch size the config leaves out.
+struct TuneRequest {
+  TuningFacts facts;
+  bool friction = false;  ///< choose SGHMC's friction C too
+  bool batch = false;     ///< choose the data target's batch size too
+  json sampler;           ///< the sampler section as given, its step_size left out
+  json section;           ///< the config's `tune` section as given (null: none)
+};
+
 struct RunConfig {
   ManifoldChoice manifold;
   TargetChoice target;
@@ -36,6 +46,12 @@ struct RunConfig {
   int shards = 1;                     ///< `distributed.shards`: ranks per chain group (docs/distributed.md)
   std::uint64_t checkpoint_every = 0; ///< write the resumable record every this many steps (0: at the end only)
   json resolved;                      ///< the config with every default filled in
+  /// Set when the config leaves a step size to the tuner: run() tunes before the chains are built and
+  /// records the choice, so the record's config holds concrete settings and a resume never tunes again.
+  std::optional<TuneRequest> tune;
+  /// The wall time the tuner took (part of the run phase's setup_seconds; the record's
+  /// timings.phases[0].tuning_seconds): measured, so kept out of `resolved`, which the same seed repeats.
+  double tuning_seconds = 0;
 };
 
 /// How a config's `distributed` section is taken: by a run, its shards over the transport's ranks (a
@@ -107,6 +123,39 @@ inline void temper(TargetChoice& target, const schedule::Temperature& temperatur
   target.target = target.target.tempered(temperature);
 }
 }  // namespace detail
+
+/// Whether the sampler section leaves its step size to the tuner, and if so takes it out of `section`
+/// (replaced by a placeholder the entry parses, so every other field is checked as usual) and says
+/// what else is left: friction (SGHMC's, when not given), batch size (a data target's, when the
+/// config's target section does not give one).
+inline std::optional<TuneRequest> tune_request(json& section, const SamplerEntry& entry, const json& target_section,
+                                               const TargetChoice& target, const json* tune_section, int shards) {
+  const json* h = section.is_object() ? (section.contains("step_size") ? &section["step_size"] : nullptr) : nullptr;
+  const bool momentum_form = section.is_object() && (section.contains("learning_rate") || section.contains("momentum_decay"));
+  const bool left = !momentum_form && (h == nullptr || (h->is_string() && *h == "auto"));
+  if (!left) {
+    if (tune_section && !(tune_section->is_object() && tune_section->contains("chosen")))
+      fail("/tune", "nothing to tune: the sampler's step_size is given (leave it out, or set it to \"auto\", to tune it)");
+    return std::nullopt;
+  }
+  const std::string name = section.value("name", "");
+  if (entry.tuning.method == TuningFacts::Method::none)
+    fail("/sampler/step_size", fmt::format("required for '{}': it has no tuner (the stein tuner serves sgld, sghmc and sgnht, dual "
+                                           "averaging hmc; docs/tuning.md)", printable(name)));
+  if (shards > 1)
+    fail("/sampler/step_size", "tuning runs each arm in one process and cannot split one over distributed.shards > 1 ranks: "
+                               "tune on one machine (sgmcmc tune CONFIG prints the choice) and give the step size");
+  TuneRequest r;
+  r.facts = entry.tuning;
+  r.friction = entry.tuning.friction && !section.contains("friction");
+  r.batch = entry.tuning.method == TuningFacts::Method::stein && static_cast<bool>(target.with_batch_size) &&
+            !(target_section.is_object() && target_section.contains("batch_size"));
+  r.section = tune_section ? *tune_section : json(nullptr);
+  section.erase("step_size");
+  r.sampler = section;
+  section["step_size"] = 1.0;  // a placeholder: the entry checks every other field against it
+  return r;
+}
 
 /// The embedded default demo: SGHMC on the SGHMC paper's ρ = 0.9 Gaussian (Fig. 3) with N(0, I) gradient
 /// noise, corrected by the matching noise estimate V̂ = 1.
@@ -184,7 +233,12 @@ inline RunConfig parse_config(const json& j, const Registry& registry, const Pla
   c.burn_in = f.count("burn_in", 0, 0);
   c.thin = f.count("thin", 1, 1);
   {
-    Fields s(f.get("sampler"), "/sampler");
+    json section = f.get("sampler");
+    const json* tune_section = f.find("tune");
+    if (section.is_object() && section.contains("name") && section["name"].is_string())
+      c.tune = tune_request(section, registry.sampler(section["name"].get<std::string>(), "/sampler/name"), f.get("target"), c.target,
+                            tune_section, c.shards);
+    Fields s(section, "/sampler");
     const std::string name = s.string("name");
     json resolved_temperature;
     if (const json* t = s.find("temperature")) {
@@ -264,6 +318,7 @@ inline RunConfig parse_config(const json& j, const Registry& registry, const Pla
   if (f.find("distributed")) c.resolved["distributed"] = {{"shards", c.shards}};
   if (c.checkpoint_every > 0) c.resolved["checkpoint_every"] = c.checkpoint_every;
   if (f.find("init")) c.resolved["init"] = resolved_init.is_null() ? j.at("init") : resolved_init;
+  if (const json* t = f.find("tune"); t && !c.tune) c.resolved["tune"] = *t;  // a record's tuning, carried over
   return c;
 }
 

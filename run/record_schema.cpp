@@ -74,6 +74,8 @@ output::RunHeader header_of(const RunConfig& c, const AnyChain& chain, std::uint
   h.expected_draws = c.retention.kept_by(total_steps);
   h.library_version = sgmcmc::version;
   h.metric = metric_facts(c.sampler.resolved, c.burn_in);
+  if (const json& t = c.resolved.contains("tune") ? c.resolved["tune"] : json(); t.is_object() && t.contains("chosen"))
+    h.tuning = {{"method", t.value("method", "")}, {"chosen", t["chosen"]}};
   return h;
 }
 

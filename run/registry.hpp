@@ -117,6 +117,13 @@ struct DataFile {
   std::optional<data::FileFingerprint> print;
 };
 
+/// A data target at another batch size (TargetChoice::with_batch_size): the target, untempered, and its
+/// record section.
+struct Rebatched {
+  AnyTarget target;
+  json resolved;
+};
+
 struct TargetChoice {
   AnyTarget target;
   std::string kind;                        ///< the entry's canonical name, for messages and records only
@@ -138,6 +145,9 @@ struct TargetChoice {
   /// target's constant-model fit), on the sampled scale: where the mode searches begin, and the centre
   /// of the chains' random starts on euclidean space, instead of 0.
   std::optional<Eigen::VectorXd> start = {};
+  /// A data target's same target at batch size n (its estimator, centre and data shared): the tuner's
+  /// batch-size arms (run/tune.hpp). Empty: the target has no batch size to choose.
+  std::function<Rebatched(std::uint64_t n)> with_batch_size = {};
 };
 
 /// A Langevin-type step's noise balance, for a sampler that injects N(0, 2Ch) noise per step with a
@@ -186,12 +196,28 @@ struct RunLength {
   std::uint64_t burn_in = 0;
 };
 
+/// How a sampler's step size is chosen when a config leaves it out or says "auto" (run/tune.hpp):
+/// typed facts its entry sets, never its name.
+struct TuningFacts {
+  enum class Method {
+    none,            ///< a step size must be given
+    stein,           ///< successive halving of short runs scored by the kernel Stein discrepancy (MAMBA)
+    dual_averaging,  ///< Stan's dual averaging to a target acceptance (a Metropolis–Hastings sampler)
+  };
+  Method method = Method::none;
+  /// The stable step's scale against the potential's largest curvature L, where the default grid is
+  /// anchored: h ~ 1/L for a first-order (Langevin) step, h ~ 1/√L for a second-order (momentum) one.
+  bool second_order = false;
+  bool friction = false;  ///< a `friction` C the tuner chooses too (SGHMC)
+};
+
 struct SamplerEntry {
   std::vector<std::string> names;
   std::string summary;
   /// Parses the section for the chosen manifold and target and the run's length, rejecting
   /// combinations it cannot run (with the path of the field to change).
   std::function<SamplerChoice(Fields& f, const ManifoldChoice& manifold, const TargetChoice& target, const RunLength& run)> parse;
+  TuningFacts tuning = {};
 };
 
 class Registry {

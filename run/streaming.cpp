@@ -208,6 +208,7 @@ json continue_run(std::vector<std::unique_ptr<AnyChain>>& chains, const RunConfi
   timing.resize(chains.size());
   const auto this_phase = [&](bool stopped) {
     json p = phase(phase_name, steps, setup, seconds_since(t1));
+    if (c.tuning_seconds > 0) p["tuning_seconds"] = c.tuning_seconds;
     if (stopped) p["interrupted"] = true;
     if (changed.config) p["config_changed"] = true;
     if (changed.data) p["data_changed"] = true;

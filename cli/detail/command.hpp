@@ -50,6 +50,7 @@ Command add_convert(CLI::App& app, Context& ctx);
 Command add_summary(CLI::App& app, Context& ctx);
 Command add_thin(CLI::App& app, Context& ctx);
 Command add_sweep(CLI::App& app, Context& ctx);
+Command add_tune(CLI::App& app, Context& ctx);
 Command add_list(CLI::App& app, Context& ctx);
 
 /// "name (alias a, b)": an entry's names as `list` and the formats' help show them.

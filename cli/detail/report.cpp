@@ -106,6 +106,32 @@ std::string checks_line(const json& chain) {
 }
 }  // namespace
 
+namespace {
+/// The tuner's choice (the record's config.tune; run/tune.hpp), read without trusting the record's types:
+/// "tuned (stein, 21 arms, 5e+04 gradient evaluations, 0.8 s): step_size 0.012, batch_size 1000", or nothing.
+std::string tuning_line(const json& record) {
+  if (!record.contains("config") || !record["config"].is_object()) return {};
+  const json& c = record["config"];
+  if (!c.contains("tune") || !c["tune"].is_object()) return {};
+  const json& t = c["tune"];
+  if (!t.contains("chosen") || !t["chosen"].is_object()) return {};
+  std::string chosen;
+  for (const auto& [key, value] : t["chosen"].items())
+    if (key != "arm" && value.is_number()) chosen += fmt::format("{}{} {:.4g}", chosen.empty() ? "" : ", ", key, value.get<double>());
+  std::string how = t.contains("method") && t["method"].is_string() ? run::printable(t["method"].get<std::string>(), 40) : "?";
+  if (t.contains("arms") && t["arms"].is_array()) how += fmt::format(", {} arms", t["arms"].size());
+  if (t.contains("gradient_evaluations") && t["gradient_evaluations"].is_number())
+    how += fmt::format(", {:.3g} gradient evaluations", t["gradient_evaluations"].get<double>());
+  if (t.contains("target_accept") && t["target_accept"].is_number()) how += fmt::format(", acceptance {:.2g}", t["target_accept"].get<double>());
+  if (const json* p = record.contains("timings") && record["timings"].is_object() && record["timings"].contains("phases") &&
+                             record["timings"]["phases"].is_array() && !record["timings"]["phases"].empty()
+                         ? &record["timings"]["phases"][0] : nullptr;
+      p && p->is_object() && p->contains("tuning_seconds") && (*p)["tuning_seconds"].is_number())
+    how += fmt::format(", {:.2g} s", (*p)["tuning_seconds"].get<double>());
+  return fmt::format("tuned ({}): {}\n", how, chosen);
+}
+}  // namespace
+
 void print_summary(const json& record, const std::vector<Eigen::MatrixXd>& chains, const run::output::Parameters& parameters,
                    std::ostream& os, bool as_json, const json& stein) {
   if (chains.empty()) throw Error("/chains: the run kept no draws (steps <= burn_in?)");
@@ -161,6 +187,7 @@ void print_summary(const json& record, const std::vector<Eigen::MatrixXd>& chain
       out.push_back(std::move(row));
     }
     json doc = {{"summary", out}, {"warnings", warnings}};
+    if (!tuning_line(record).empty()) doc["tuning"] = record["config"]["tune"]["chosen"];
     if (!stein.is_null()) doc["stein"] = stein;
     os << doc.dump(2) << '\n';
     return;
@@ -168,6 +195,7 @@ void print_summary(const json& record, const std::vector<Eigen::MatrixXd>& chain
   std::size_t draws = 0;
   for (const auto& c : chains) draws += static_cast<std::size_t>(c.rows());
   os << fmt::format("sampler {}, target {}, {} chains, {} draws kept\n", name_in("sampler"), name_in("target"), chains.size(), draws);
+  os << tuning_line(record);
   // The names' column as wide as the longest name (at most 40 characters: a longer one is cut).
   std::size_t width = std::string_view("parameter").size();
   for (const auto& n : names) width = std::max(width, std::min<std::size_t>(n.size(), 40));

@@ -69,6 +69,21 @@ inline double kernel_stein_discrepancy(const Eigen::MatrixXd& draws, const Eigen
   return std::sqrt(std::max(0.0, sum) / (static_cast<double>(n) * static_cast<double>(n)));
 }
 
+/// KSD² as the U-statistic (n(n − 1))⁻¹ Σ_{i≠j} k₀(x_i, x_j): unbiased when each score carries its own
+/// independent zero-mean noise — stochastic gradients, as the stochastic Stein discrepancy of Gorham,
+/// Raj & Mackey (2020) uses them — where the V-statistic's diagonal k₀(x_i, x_i) adds that noise's
+/// variance and would favour the settings with the least gradient noise. May be negative; needs n ≥ 2.
+inline double kernel_stein_discrepancy_squared_u(const Eigen::MatrixXd& draws, const Eigen::MatrixXd& scores, const ImqKernel& k = {}) {
+  k.validate();
+  check_sample(draws, scores);
+  const Eigen::Index n = draws.cols();
+  require(n >= 2, "Stein diagnostics: the U-statistic needs two draws or more, got {}", n);
+  double sum = 0;
+  for (Eigen::Index i = 0; i < n; ++i)
+    for (Eigen::Index j = i + 1; j < n; ++j) sum += 2 * stein_kernel(draws.col(i), scores.col(i), draws.col(j), scores.col(j), k);
+  return sum / (static_cast<double>(n) * static_cast<double>(n - 1));
+}
+
 /// The m draws Stein thinning picks, in the order picked (indices into the columns; repeats allowed).
 inline std::vector<Eigen::Index> stein_thin(const Eigen::MatrixXd& draws, const Eigen::MatrixXd& scores, std::size_t m,
                                             const ImqKernel& k = {}) {

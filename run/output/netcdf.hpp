@@ -273,6 +273,8 @@ class NetcdfWriter final : public Writer {
     put_group_attributes(root, header, created_at);
     // The whole config, so the file alone says how the run was made (docs/config.md).
     root.putAtt("sgmcmc_config", header.config.dump());
+    if (!header.tuning.is_null()) root.putAtt("sgmcmc_tuning", header.tuning.dump());  // the tuner's choice (run/tune.hpp)
+    tuned_ = !header.tuning.is_null();
     const netCDF::NcDim root_chain = netcdf_detail::add_indexed_dim(root, "chain", chains_);
     draws_kept_ = root.addVar("draws_kept", netCDF::ncInt64, root_chain);
     chain_status_ = root.addVar("chain_status", netCDF::ncString, root_chain);
@@ -494,7 +496,7 @@ class NetcdfWriter final : public Writer {
   void put_metric() {
     netCDF::NcGroup stats = nc_->getGroup("sample_stats");
     stats.putAtt("metric", metric_.stan_name());
-    stats.putAtt("adaptation_engaged", netCDF::ncInt, metric_.adapted_in_warm_up() ? 1 : 0);
+    stats.putAtt("adaptation_engaged", netCDF::ncInt, metric_.adapted_in_warm_up() || tuned_ ? 1 : 0);
     if (!metric_.any()) return;
     const auto d = static_cast<std::size_t>(dim_), size = metric_.inverse_size(d);
     std::vector<double> values(chains_ * size, std::numeric_limits<double>::quiet_NaN());
@@ -644,6 +646,7 @@ class NetcdfWriter final : public Writer {
   Phase warmup_;  ///< warmup_posterior, …: the warm-up draws (save_warmup; else none defined)
   bool save_warmup_ = false;
   MetricFacts metric_;
+  bool tuned_ = false;  ///< the step size was tuned (run/tune.hpp): an adaptation, for ArviZ's adaptation_engaged
   std::vector<std::vector<double>> inverse_metric_;  ///< per chain: the inverse metric its warm-up adapted (empty: none)
   // Scratch for one block's values in netCDF's order (never the run's).
   std::vector<double> reals_;

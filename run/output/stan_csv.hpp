@@ -209,7 +209,7 @@ class StanCsvWriter final : public Writer {
     line(fmt::format("#     save_warmup = {}", header.save_warmup ? 1 : 0));
     line(fmt::format("#     thin = {}", every));
     line("#     adapt");
-    line(fmt::format("#       engaged = {}", adapted_in_warm_up() ? 1 : 0));
+    line(fmt::format("#       engaged = {}", adapted_in_warm_up() || !header.tuning.is_null() ? 1 : 0));
     line(fmt::format("#     algorithm = {}", header.sampler));
     // rstan names an "hmc" run by its engine; cmdstanpy reads metric and max_depth (docs/run-format.md).
     line("#       engine = static");
@@ -225,6 +225,8 @@ class StanCsvWriter final : public Writer {
     if (const json* seed = stan_csv_detail::find(c, "/seed"); seed != nullptr) line(fmt::format("#   seed = {}", seed->dump()));
     line(fmt::format("#   stream = {}", chain));  // chain k draws from random stream k of the seed
     line(fmt::format("# sgmcmc_config = {}", c.dump()));
+    // The tuner's choice (the step size above; every arm is in the config's `tune`).
+    if (!header.tuning.is_null()) line(fmt::format("# sgmcmc_tuning = {}", header.tuning.dump()));
     if (!header.thinning.is_null()) {
       line(fmt::format("# sgmcmc_thinned = {}", header.thinning.dump()));
       line("# these draws are a Stein-thinned selection (sgmcmc thin), in the order picked, some repeated: not a chain;");

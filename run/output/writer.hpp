@@ -76,6 +76,10 @@ struct RunHeader {
   json thinning;
   std::string library_version;
   MetricFacts metric;                 ///< the sampler's metric (Stan CSV's metric line and adaptation block)
+  /// Null for a run whose step size was given; for a tuned one (run/tune.hpp), how it was chosen and
+  /// what: {"method", "chosen": {step_size, ...}} (the Stan CSV's header and adaptation flag, NetCDF's
+  /// attributes).
+  json tuning;
 
   Eigen::Index dim() const { return parameters.dim(); }
 };

@@ -32,7 +32,8 @@ inline SamplerEntry hmc_sampler() {
                                    return chain_of(hmc::Sampler<AnyManifold>{m, step, static_cast<int>(leapfrog), hmc::Gradient::exact, true},
                                                    t, std::move(x0), rng);
                                  }, step};
-          }};
+          },
+          TuningFacts{TuningFacts::Method::dual_averaging, true, false}};
 }
 
 /// {"name": "naive_sghmc", "step_size": h, "leapfrog_steps": L (default 50), "mh": false}

@@ -70,7 +70,8 @@ inline SamplerEntry sghmc_sampler() {
                 !scheme.leimkuhler_matthews())
               c.noise_balance = NoiseBalance{step.a, friction.scalar, noise.value};
             return c;
-          }};
+          },
+          TuningFacts{TuningFacts::Method::stein, true, true}};
 }
 
 }  // namespace sgmcmc::run

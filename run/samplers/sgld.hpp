@@ -35,7 +35,8 @@ inline SamplerEntry sgld_sampler() {
                             }, step};
             if (step.kind == schedule::StepSize::Kind::constant && !pre.enabled) c.noise_balance = NoiseBalance{step.a, 1.0, noise.value};
             return c;
-          }};
+          },
+          TuningFacts{TuningFacts::Method::stein, false, false}};
 }
 
 }  // namespace sgmcmc::run

@@ -22,7 +22,8 @@ inline SamplerEntry sgnht_sampler() {
                                    return chain_of(sgnht::Sampler<AnyManifold>{{m, diffusion, noise.value, noise.empirical_fisher}, scheme, step},
                                                    t, std::move(x0), rng);
                                  }, step};
-          }};
+          },
+          TuningFacts{TuningFacts::Method::stein, true, false}};
 }
 
 }  // namespace sgmcmc::run

@@ -77,8 +77,19 @@ TargetChoice make_estimated_choice(Fields& f, const std::string& name, models::M
   std::optional<Eigen::VectorXd> start;
   if constexpr (models::ModelWithStart<M>) start = base.model.start();
   const auto choice = [&]<class E>(E estimator, Estimator kind, std::optional<Eigen::VectorXd> centre = std::nullopt) {
+    E copy = estimator;  // the tuner's batch-size arms (TargetChoice::with_batch_size) start from it
     TargetChoice c = make_choice(f, name, DataTarget<E>{std::move(estimator), space.gibbs_every, dim, space.sum}, std::move(resolved),
                                  space.euclidean ? std::optional<Eigen::Index>(dim) : std::nullopt, space.names);
+    c.with_batch_size = [copy = std::move(copy), gibbs = space.gibbs_every, dim, sum = space.sum, sigma = c.gradient.added_noise_sd,
+                         resolved = c.resolved](std::uint64_t n) {
+      E e = copy;
+      models::minibatch_of(e).batch_size = static_cast<std::size_t>(n);
+      json r = resolved;
+      r["batch_size"] = n;
+      if constexpr (requires { e.refresh_every; })  // svrg: an epoch by default, at the new batch size
+        if (e.refresh_every == 0) r["refresh_every"] = e.period();
+      return Rebatched{AnyTarget(DataTarget<E>{std::move(e), gibbs, dim, sum}, sigma), std::move(r)};
+    };
     c.examples = examples;
     c.gradient.estimator = kind;
     c.gradient.independent_batches = independent_batches;
@@ -101,7 +112,8 @@ TargetChoice make_estimated_choice(Fields& f, const std::string& name, models::M
     const std::uint64_t epoch = std::max<std::uint64_t>(1, base.size() / base.batch_size);
     const std::uint64_t every = f.count("refresh_every", epoch, 1);
     resolved["refresh_every"] = every;
-    return choice(models::Svrg<M>(std::move(base), every), Estimator::svrg);
+    // Not given: 0, an epoch at whatever batch size the estimator runs with (the same m here).
+    return choice(models::Svrg<M>(std::move(base), f.find("refresh_every") ? every : 0), Estimator::svrg);
   }
   if (estimator == "saga") {
     const std::uint64_t numbers = models::Saga<M>::table_size(base.size(), dim);

@@ -1,0 +1,154 @@
+// Untuned configs through the command line (docs/tuning.md): a config without a step size is tuned, and
+// the tuned run samples its target within Monte Carlo error; the record keeps every arm and the choice,
+// a resume continues with the chosen settings and never tunes again, `sgmcmc tune -o` writes a config
+// that runs the same draws, the choice is the same on 1 and 2 threads, and every output says the step
+// size was tuned. Each run takes well under a second.
+#include <doctest/doctest.h>
+
+#include "../support/cli.hpp"
+
+#include <cmath>
+#include <filesystem>
+#include <string>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+namespace tune_stat {  // this file's names: its group compiles as one translation unit (tests/CMakeLists.txt)
+
+using namespace sgmcmc_test::cli;
+
+namespace {
+
+fs::path scratch() {
+  static const fs::path dir = scratch_dir("cli_tune_scratch");
+  return dir;
+}
+
+bool has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+
+/// The SGHMC paper's ρ = 0.9 Gaussian (the embedded demo's target) with N(0, I) gradient noise and its
+/// matching noise estimate: no step size, no friction.
+json untuned_sghmc(std::uint64_t seed) {
+  return {{"sampler", {{"name", "sghmc"}, {"noise_estimate", 1.0}}},
+          {"target", {{"name", "gaussian"}, {"mean", {0, 0}}, {"cov", {{1, 0.9}, {0.9, 1}}}, {"grad_noise", 1.0}}},
+          {"steps", 100000}, {"burn_in", 1000}, {"thin", 5}, {"chains", 2}, {"seed", seed}};
+}
+
+json summary_of(const fs::path& record) {
+  const Result r = run_cli(scratch(), fmt::format("summary '{}' --json", record.string()));
+  REQUIRE_MESSAGE(r.code == 0, r.err);
+  return json::parse(r.out);
+}
+
+}  // namespace
+
+TEST_CASE("a config without a step size is tuned, and the tuned run samples its target") {
+  const fs::path rec = run_to(scratch(), "sghmc", untuned_sghmc(7), "json,csv");
+  const json record = read_json(rec);
+  const json& tune = record["config"]["tune"];
+  REQUIRE(tune.is_object());
+  CHECK(tune["method"] == "stein");
+  CHECK(tune["arms"].size() == 14);  // 7 step sizes × 2 frictions
+  const std::size_t arm = tune["chosen"]["arm"].get<std::size_t>();
+  // The chosen settings are the run's, in the sections a resume reads.
+  CHECK(record["config"]["sampler"]["step_size"] == tune["arms"][arm]["step_size"]);
+  CHECK(record["config"]["sampler"]["friction"] == tune["arms"][arm]["friction"]);
+  CHECK(tune["gradient_evaluations"].get<double>() <= tune["budget"].get<double>());
+  CHECK(record["timings"]["phases"][0]["tuning_seconds"].get<double>() > 0);
+  // The target's moments: x ~ N(0, Σ), Σ = [[1, .9], [.9, 1]]. Each mean within 4 MCSEs of 0; each sd
+  // within 4 of its standard errors (sd/√(2 ESS) for a Gaussian) of 1, plus the O(h²) bias SGHMC's
+  // splitting leaves at the largest step of the grid the tuner would accept (h√λ_max ≤ 0.32: 3 %).
+  // Catches a tuner that picks a step too large to be accurate, or settings the run does not use.
+  const json s = summary_of(rec);
+  for (const json& row : s["summary"]) {
+    CAPTURE(row.dump());
+    CHECK(std::abs(row["mean"].get<double>()) < 4 * row["mcse_mean"].get<double>());
+    const double se = row["sd"].get<double>() / std::sqrt(2 * row["ess_bulk"].get<double>());
+    CHECK(std::abs(row["sd"].get<double>() - 1) < 4 * se + 0.03);
+  }
+  CHECK(s["tuning"]["step_size"] == record["config"]["sampler"]["step_size"]);
+  const Result text = run_cli(scratch(), fmt::format("summary '{}'", rec.string()));
+  CHECK(has(text.out, "tuned (stein, 14 arms"));
+  // Stan CSV: the adaptation engaged, the choice in the header, the step size in the adaptation block.
+  const std::string csv = slurp(scratch() / "sghmc_1.csv");
+  CHECK(has(csv, "#       engaged = 1"));
+  CHECK(has(csv, "# sgmcmc_tuning = {\"chosen\""));
+}
+
+TEST_CASE("a tuned run resumes with its choice and never tunes again; `tune -o` writes a config that runs the same draws") {
+  json c = untuned_sghmc(11);
+  c["steps"] = 20000;
+  const fs::path rec = run_to(scratch(), "first", c);
+  const json first = read_json(rec);
+  const Result resumed = run_cli(scratch(), fmt::format("resume '{}' --steps 5000 -o '{}' -q", rec.string(), (scratch() / "resumed.json").string()));
+  REQUIRE_MESSAGE(resumed.code == 0, resumed.err);
+  const json second = read_json(scratch() / "resumed.json");
+  CHECK(second["config"] == first["config"]);  // the same settings and the same tune record
+  CHECK_FALSE(second["timings"]["phases"][1].contains("tuning_seconds"));
+  // The tuning alone: its table, and the tuned config, which runs the same draws without tuning.
+  const Result t = run_cli(scratch(), fmt::format("tune '{}' -o '{}' --svg '{}'", write_json(scratch(), "c.json", c).string(),
+                                                 (scratch() / "tuned.json").string(), (scratch() / "tune.svg").string()));
+  REQUIRE_MESSAGE(t.code == 0, t.err);
+  CHECK(has(t.out, "<- chosen"));
+  CHECK(has(slurp(scratch() / "tune.svg"), "<polyline"));
+  const json tuned = read_json(scratch() / "tuned.json");
+  CHECK(tuned["tune"] == first["config"]["tune"]);
+  const json again = read_json(run_to(scratch(), "again", tuned));
+  CHECK(again["chains"][0]["samples"] == first["chains"][0]["samples"]);
+  CHECK_FALSE(again["timings"]["phases"][0].contains("tuning_seconds"));
+}
+
+TEST_CASE("the same seed makes the same choice on 1 and 2 threads") {
+  json c = untuned_sghmc(3);
+  c["steps"] = 8000;
+  const fs::path cfg = write_json(scratch(), "threads.json", c);
+  std::string tables[2];
+  for (int threads : {1, 2}) {
+    const Result t = run_cli(scratch(), fmt::format("tune '{}' --threads {}", cfg.string(), threads));
+    REQUIRE_MESSAGE(t.code == 0, t.err);
+    tables[threads - 1] = t.out.substr(0, t.out.rfind("tuned in"));  // all but the wall time
+  }
+  CHECK(tables[0] == tables[1]);
+}
+
+TEST_CASE("dual averaging tunes HMC to its target acceptance") {
+  // A 10-d Gaussian with variances 1 … 10: the adapted step must give a mean acceptance statistic near
+  // the target 0.8 (Stan's runs land within ±0.1 of it); a wrong sign in the adaptation gives 0 or 1.
+  json cov = json::array();
+  for (int i = 0; i < 10; ++i) {
+    json row = json::array();
+    for (int j = 0; j < 10; ++j) row.push_back(i == j ? 1.0 + i : 0.0);
+    cov.push_back(row);
+  }
+  const json c = {{"sampler", {{"name", "hmc"}, {"leapfrog_steps", 10}}},
+                  {"target", {{"name", "gaussian"}, {"mean", json::array({0, 0, 0, 0, 0, 0, 0, 0, 0, 0})}, {"cov", cov}}},
+                  {"steps", 2000}, {"burn_in", 200}, {"chains", 2}, {"seed", 5}};
+  const json record = read_json(run_to(scratch(), "hmc", c));
+  CHECK(record["config"]["tune"]["method"] == "dual_averaging");
+  for (const json& ch : record["chains"]) {
+    CAPTURE(ch["diagnostics"].dump());
+    CHECK(ch["diagnostics"]["mean_accept_stat"].get<double>() == doctest::Approx(0.8).epsilon(0.125));
+  }
+}
+
+TEST_CASE("a data target's batch size is tuned with the step size, and the run uses the choice") {
+  const json c = {{"sampler", {{"name", "sgld"}}},
+                  {"target", {{"name", "logistic"}, {"data", {{"examples", 5000}, {"features", 3}, {"seed", 2}}}, {"estimator", "control_variate"}}},
+                  {"steps", 4000}, {"burn_in", 500}, {"chains", 1}, {"seed", 1}, {"init", "mode"}};
+  const json record = read_json(run_to(scratch(), "logistic", c));
+  const json& tune = record["config"]["tune"];
+  CHECK(tune["grid"]["batch_size"] == json::array({10, 16, 50}));  // N/1000 (at least 10), N/316, N/100
+  CHECK(tune["arms"].size() == 21);
+  CHECK(record["config"]["target"]["batch_size"] == tune["chosen"]["batch_size"]);
+  // Given a batch size, the tuner keeps it, and a grid of them is an error naming the field.
+  json fixed = c;
+  fixed["target"]["batch_size"] = 25;
+  fixed["tune"] = {{"grid", {{"batch_size", {10, 20}}}}};
+  const Result r = run_cli(scratch(), fmt::format("run '{}' -o '{}'", write_json(scratch(), "fixed.json", fixed).string(),
+                                                  (scratch() / "fixed_out.json").string()));
+  CHECK(r.code != 0);
+  CHECK(has(r.err, "/tune/grid/batch_size"));
+}
+
+}  // namespace tune_stat
