@@ -145,6 +145,12 @@ inline std::optional<TuneRequest> tune_request(json& section, const SamplerEntry
   if (shards > 1)
     fail("/sampler/step_size", "tuning runs each arm in one process and cannot split one over distributed.shards > 1 ranks: "
                                "tune on one machine (sgmcmc tune CONFIG prints the choice) and give the step size");
+  // An adaptive preconditioner is estimated during the run's burn-in, which the tuner's short arms never
+  // reach: they would tune the unpreconditioned sampler for a preconditioned run.
+  if (const json* p = section.contains("preconditioner") ? &section["preconditioner"] : nullptr;
+      p && ((p->is_string() && *p != "none") || (p->is_object() && !p->contains("scale") && !p->contains("cholesky") && !p->contains("cov"))))
+    fail("/sampler/step_size", "required with a preconditioner estimated in burn-in: the tuner cannot tune in coordinates the run "
+                               "has not estimated yet. Give a step size, or a fixed preconditioner (scale, cholesky or cov)");
   TuneRequest r;
   r.facts = entry.tuning;
   r.friction = entry.tuning.friction && !section.contains("friction");

@@ -148,3 +148,8 @@ TEST_CASE("what the tuner cannot do is refused with the field to change") {
   parsed = run::parse_config(sphere, run::shipped_registry());
   CHECK_THROWS_WITH_AS(run::tune(parsed, run::shipped_registry(), {.threads = 1}), doctest::Contains("manifold 'sphere'"), Error);
 }
+
+TEST_CASE("a preconditioner estimated in burn-in is refused; a fixed one is tuned through") {
+  CHECK(parse_error(gaussian_with({{"name", "sgld"}, {"preconditioner", "diagonal"}})).find("estimated in burn-in") != std::string::npos);
+  CHECK(run::parse_config(gaussian_with({{"name", "sgld"}, {"preconditioner", {{"scale", {1, 2}}}}}), run::shipped_registry()).tune.has_value());
+}
