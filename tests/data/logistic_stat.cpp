@@ -248,13 +248,14 @@ TEST_CASE("logistic target: SGHMC with saga at h = 2e-3 has the posterior's vari
   // default before saga's rule (run/targets/estimator.hpp, docs/config.md). A batch then walks a
   // permutation and holds the examples whose table entries are the oldest, not examples independent
   // of the table; the estimate's conditional mean carries a force proportional to the chain's recent
-  // displacement, friction without its noise, and at friction 1 the chain runs cold: measured, the
-  // variances 0.68, 0.69 and 0.77 of the exact ones with 10⁶ steps (against 0.95–1.06 with
-  // replacement over 5 seeds) — 8 to 14 of their standard errors outside the tolerance. The config is
-  // the one docs/config.md reports, with the data target's own default order (no with_replacement).
+  // displacement, friction without its noise, and at friction 1 the chain runs cold. Measured with this
+  // config over seeds 1–6: without replacement the variance ratios 0.68–0.87 (the second coordinate's
+  // 0.68–0.71, over twice the tolerance of about 0.13 away from 1), with replacement 0.96–1.10 (mean
+  // 1.02). The config is the one docs/config.md reports, run longer, with no with_replacement: saga's
+  // own default is what is tested.
   //
-  // Reference: the exact posterior variance by quadrature (two grids agree to 1e-9 relative, far below
-  // the MCSE). Tolerance per coordinate, on v̂ = mean of (θ_k − E θ_k)² over the draws:
+  // Reference: the exact posterior variance by quadrature (the 25³ and 19³ grids agree to 1e-8
+  // relative, far below the MCSE of 2 %). Tolerance per coordinate, on v̂ = mean of (θ_k − E θ_k)² over the draws:
   // |v̂/v − 1| ≤ 4·se(v̂)/v + 0.05, se from the ESS of the squared deviations (Stan's multi-chain
   // estimator, modules/diagnostics/testing.hpp); the 0.05 is for what SGHMC leaves at h = 2e-3:
   // SAGA's own noise, uncorrected, warms the chain by a few per cent (with replacement the ratios
@@ -263,9 +264,9 @@ TEST_CASE("logistic target: SGHMC with saga at h = 2e-3 has the posterior's vari
   REQUIRE(rows.x.rows() == 3);
   const Eigen::VectorXd y = rows.y.cast<double>();
   const Moments exact = quadrature(rows.x, y, 25), coarse = quadrature(rows.x, y, 19);
-  CHECK(((exact.variance - coarse.variance).array() / exact.variance.array()).abs().maxCoeff() < 1e-9);
-  MESSAGE(fmt::format("exact posterior sd {:.5f} {:.5f} {:.5f}", std::sqrt(exact.variance[0]), std::sqrt(exact.variance[1]),
-                      std::sqrt(exact.variance[2])));
+  CHECK(((exact.variance - coarse.variance).array() / exact.variance.array()).abs().maxCoeff() < 1e-7);
+  MESSAGE(fmt::format("exact posterior mean {:.5f} {:.5f} {:.5f}, sd {:.5f} {:.5f} {:.5f}", exact.mean[0], exact.mean[1], exact.mean[2],
+                      std::sqrt(exact.variance[0]), std::sqrt(exact.variance[1]), std::sqrt(exact.variance[2])));
 
   const run::json config = {
       {"sampler", {{"name", "sghmc"}, {"step_size", 2e-3}, {"friction", 1.0}}},
