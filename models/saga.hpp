@@ -3,17 +3,22 @@
 // stochastic gradient Langevin dynamics", Alg. 2; Chatterji et al. 2018): a table a_i = ∇u_i(φ_i) of
 // each example's gradient where it was last evaluated, and its sum A = Σ_i a_i;
 //   ∇Ũ(θ) = ∇(-log p(θ)) + A + (N/n) Σ_{i ∈ batch} [∇u_i(θ) − a_i],
-// then a_i ← ∇u_i(θ) for the batch's examples and A updated. Unbiased for ∇U(θ) under any batch order
-// (each example's expected weight in a batch is n/N); a stale entry costs variance, never bias. The
-// table starts at the chain's first evaluation point (one full pass, as SVRG's first centre).
+// then a_i ← ∇u_i(θ) for the batch's examples and A updated. Unbiased for ∇U(θ) given the table when
+// the batch is drawn independently of it: with replacement (each example's expected weight is n/N
+// whatever its entry), so a stale entry costs variance, never bias. Not without replacement: a batch
+// that walks a permutation is made of the examples whose entries are the oldest, and for a quadratic U
+// the estimate's conditional mean carries a force proportional to the chain's recent displacement,
+// friction without its noise (measured cold: sds 0.82× HMC's, docs/config.md). The constructor
+// refuses any order but with replacement. The table starts at the chain's first evaluation point (one
+// full pass, as SVRG's first centre).
 //
 // A generalised linear model (GeneralisedLinearModel: ∇u_i(θ) = ψ_i(θ)·x_i with x_i fixed) keeps one
 // scalar ψ_i per example (N numbers), and with a batched path (BatchGeneralisedLinearModel) makes a
 // step in one gathered pass; any other model keeps the d-vectors (N·d numbers, `table_size`),
 // which run/targets/estimator.hpp refuses past a memory bound rather than exhaust the machine.
-// Within a batch every estimate uses the table as it was before the batch (a repeated example, drawn
-// with replacement, counts twice with its old entry); the update then walks the batch in order, so a
-// repeat changes nothing the second time.
+// Within a batch every estimate uses the table as it was before the batch (a repeated example counts
+// twice with its old entry); the update then walks the batch in order, so a repeat changes nothing the
+// second time.
 //
 // The table is the chain's state, not the potential's configuration: run/targets/estimator.hpp writes
 // it (and A, so a resumed chain continues with the same bits) to the run record.
@@ -24,6 +29,7 @@
 #include <Eigen/Core>
 
 #include <sgmcmc/models/minibatch.hpp>
+#include <sgmcmc/modules/error.hpp>
 
 namespace sgmcmc::models {
 
@@ -41,7 +47,11 @@ struct Saga {
 
   static constexpr bool scalar_table = GeneralisedLinearModel<M>;
 
-  explicit Saga(Minibatch<M> b) : base(std::move(b)) {}
+  explicit Saga(Minibatch<M> b) : base(std::move(b)) {
+    require(base.sampling == Sampling::with_replacement,
+            "saga: batches must be drawn with replacement (Sampling::with_replacement): without, a batch is not independent "
+            "of the table and the gradient is biased (docs/config.md)");
+  }
 
   std::size_t size() const { return base.size(); }
   bool filled() const { return table.size() > 0; }
@@ -94,15 +104,11 @@ struct Saga {
       example.setZero(x.size());
       base.model.add_batch_gradient_relative(x, idx, batch_entries, example, 1.0);
       g.noalias() += scale * example;
-      if (base.sampling != Sampling::with_replacement) {
-        sum += example;  // distinct examples: A moves by exactly v
-        for (Eigen::Index k = 0; k < n; ++k) table(static_cast<Eigen::Index>(idx[static_cast<std::size_t>(k)]), 0) = batch_entries[k];
-      } else {  // a repeated example moves A once (the walk below)
-        for (Eigen::Index k = 0; k < n; ++k) {
-          const auto i = static_cast<Eigen::Index>(idx[static_cast<std::size_t>(k)]);
-          base.model.add_example_features(static_cast<std::size_t>(i), sum, batch_entries[k] - table(i, 0));
-          table(i, 0) = batch_entries[k];
-        }
+      // A moved example by example, not by v: a repeated example moves it once.
+      for (Eigen::Index k = 0; k < n; ++k) {
+        const auto i = static_cast<Eigen::Index>(idx[static_cast<std::size_t>(k)]);
+        base.model.add_example_features(static_cast<std::size_t>(i), sum, batch_entries[k] - table(i, 0));
+        table(i, 0) = batch_entries[k];
       }
     } else if constexpr (scalar_table) {
       fresh.resize(n, 1);

@@ -72,7 +72,7 @@ TargetChoice make_estimated_choice(Fields& f, const std::string& name, models::M
   const Eigen::Index dim = space.dim;
   // N over the chain group's shards (the sum is collective: every rank of the group parses the config).
   const auto examples = static_cast<std::uint64_t>(space.sum(static_cast<double>(base.size())));
-  const bool independent_batches = base.sampling == models::Sampling::with_replacement;
+  bool independent_batches = base.sampling == models::Sampling::with_replacement;
   using Estimator = GradientFacts::Estimator;
   std::optional<Eigen::VectorXd> start;
   if constexpr (models::ModelWithStart<M>) start = base.model.start();
@@ -116,6 +116,22 @@ TargetChoice make_estimated_choice(Fields& f, const std::string& name, models::M
     return choice(models::Svrg<M>(std::move(base), f.find("refresh_every") ? every : 0), Estimator::svrg);
   }
   if (estimator == "saga") {
+    // SAGA's estimate is unbiased only for a batch drawn independently of its table. Without
+    // replacement a step's batch is the examples whose entries are the oldest, and the estimate carries
+    // a delayed force that acts as friction without its noise: the chain runs cold (docs/config.md).
+    // So saga draws with replacement: the default here, whatever the target's, and the other order
+    // refused when asked for (a record written under the old rule included: its resume is refused).
+    if (base.sampling != models::Sampling::with_replacement) {
+      if (const json* w = f.find("with_replacement"); w && *w == false)
+        fail(f.at("with_replacement"),
+             "the saga estimator draws its batches with replacement: without replacement a step's batch is the examples whose "
+             "table entries are the oldest, not independent of the table, and SAGA's gradient is biased (the chain runs cold, "
+             "docs/config.md); set \"with_replacement\": true or leave it out, or use svrg (a record written so, before saga drew "
+             "with replacement, cannot be resumed: run it again)");
+      base.sampling = models::Sampling::with_replacement;
+      resolved["with_replacement"] = true;
+      independent_batches = true;
+    }
     const std::uint64_t numbers = models::Saga<M>::table_size(base.size(), dim);
     if (numbers > saga_table_limit)
       fail(f.at("estimator"), fmt::format("saga's table of per-example gradients would hold {} × {} = {} numbers ({:.1f} GiB) per chain: "

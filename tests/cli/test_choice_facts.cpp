@@ -91,6 +91,18 @@ TEST_CASE("shipped targets state their facts") {
     CHECK(c.target.gradient.depends_on_past());
     CHECK(c.target.gradient.independent_batches == replace);
   }
+  // saga draws with replacement whatever the target's default (its batches must not depend on its
+  // table: run/targets/estimator.hpp), so its batches are independent, and an explicit false is refused.
+  const json saga = {{"name", "vmf_mixture_posterior"}, {"n_data", 40}, {"estimator", "saga"}};
+  const run::RunConfig sg = run::parse_config(config(saga, {{"name", "sgld"}, {"step_size", 0.01}}, torus), registry(), {});
+  CHECK(sg.target.gradient.estimator == Estimator::saga);
+  CHECK(sg.target.gradient.depends_on_past());
+  CHECK(sg.target.gradient.independent_batches);
+  CHECK(sg.resolved["target"]["with_replacement"] == true);
+  json saga_without = saga;
+  saga_without["with_replacement"] = false;
+  CHECK(has(error_of(config(saga_without, {{"name", "sgld"}, {"step_size", 0.01}}, torus)),
+            "/target/with_replacement: the saga estimator draws its batches with replacement"));
   const json centred = {{"name", "vmf_mixture_posterior"}, {"n_data", 40}, {"estimator", "control_variate"},
                         {"centre", {1, 0, 0, 1}}};
   const run::RunConfig cv = run::parse_config(config(centred, {{"name", "sgld"}, {"step_size", 0.01}}, torus), registry(), {});

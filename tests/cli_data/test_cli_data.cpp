@@ -10,6 +10,7 @@
 #include <string>
 
 #include <sgmcmc/data/dataset.hpp>
+#include <sgmcmc/run/record_schema.hpp>
 #include <sgmcmc/run/runner.hpp>
 
 namespace test_cli_data {  // this file's names: its group compiles as one translation unit (tests/CMakeLists.txt)
@@ -321,6 +322,47 @@ TEST_CASE("logistic target: SAGA keeps one number per example with the chain; a 
   c["sampler"]["noise_estimate"] = "empirical_fisher";
   CHECK(error_of(c).find("/sampler/noise_estimate: empirical_fisher measures the plain minibatch gradient's spread, and target "
                          "'logistic' uses the saga estimator") != std::string::npos);
+}
+
+TEST_CASE("saga draws its batches with replacement: by default, and the other order refused in a config and in an old record") {
+  // Catches: saga run on batches drawn without replacement (biased: a batch holds the examples whose
+  // table entries are the oldest, and the chain runs cold; tests/data/logistic_stat.cpp), whether by the
+  // target's default, by a config that asks for it, or by the resume of a record written before the
+  // rule — which must be refused naming the field, not continued (biased) nor crash.
+  const std::string path = write_csv("lr120.csv", 120);
+  json c = config(path);
+  c["target"]["estimator"] = "saga";
+  c["steps"] = 200, c["burn_in"] = 0;
+  const json record = run::run(c, {.threads = 1});
+  REQUIRE(record["status"] == "ok");
+  CHECK(record["config"]["target"]["with_replacement"] == true);
+  c["target"]["with_replacement"] = true;  // said outright: the same run, draw for draw
+  CHECK(run::run(c, {.threads = 1})["chains"][1]["samples"] == record["chains"][1]["samples"]);
+
+  c["target"]["with_replacement"] = false;
+  const std::string refused = error_of(c);
+  CHECK(refused.find("/target/with_replacement: the saga estimator draws its batches with replacement") != std::string::npos);
+  CHECK(refused.find("biased") != std::string::npos);
+  CHECK(refused.find("docs/config.md") != std::string::npos);
+  CHECK(refused.find("set \"with_replacement\": true or leave it out") != std::string::npos);
+
+  // A record as the old rule wrote it: with_replacement false in its config, its digest matching.
+  json old = record;
+  old["config"]["target"]["with_replacement"] = false;
+  old["config_digest"] = run::config_digest(old["config"]);
+  try {
+    run::resume(old, 50, {.threads = 1});
+    FAIL("a saga record drawn without replacement was resumed");
+  } catch (const Error& e) {
+    CHECK(std::string(e.what()).find("/config/target/with_replacement: the saga estimator draws its batches with replacement") !=
+          std::string::npos);
+    CHECK(std::string(e.what()).find("cannot be resumed") != std::string::npos);
+  }
+  // The rule is saga's: the other estimators keep the target's order.
+  c["target"]["estimator"] = "svrg";
+  const json svrg = run::run(c, {.threads = 1});
+  REQUIRE(svrg["status"] == "ok");
+  CHECK(svrg["config"]["target"]["with_replacement"] == false);
 }
 
 TEST_CASE("logistic target: AMAGOLD runs on independent batches, resumes to the same draws, and refuses the others") {

@@ -130,7 +130,7 @@ TEST_CASE("poisson regression: SGLD with every estimator and gmc find the poster
   //   minibatch        −0.00023  +0.00047
   //   control_variate  −0.00020  +0.00044
   //   svrg             −0.00020  +0.00047
-  //   saga             −0.00005  +0.00050
+  //   saga             −0.00019  +0.00045  (with replacement, saga's only order; without it, as before 2026-11-29: −0.00005 +0.00050)
   //   gmc (exact; step 0.02, 5 leapfrog steps, 2·10⁵ steps, same seed)  −0.00051  +0.00047
   // The SG biases are below what those runs resolve (gmc, unbiased, is as far off): at most about
   // 0.0005 each, under the MCSE here (0.0015, 0.0035). Allowances 0.001 and 0.002 (bias ≲ 0.0005).

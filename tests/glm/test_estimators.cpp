@@ -67,7 +67,7 @@ TEST_CASE("glm estimators: one epoch of minibatch or control-variate gradients a
   CHECK((mean_mb - exact).cwiseAbs().maxCoeff() <= scale);
   CHECK((mean_cv - exact).cwiseAbs().maxCoeff() <= scale);
   // SAGA's and SVRG's first gradients are finite and of the model's size.
-  models::Saga<Glm> saga(base);
+  models::Saga<Glm> saga(models::minibatch(base.model, n, models::Sampling::with_replacement));  // saga's only order
   random::Stream rng_saga(8, 0);
   saga.gradient(theta, g, rng_saga);
   CHECK(g.size() == 5);
