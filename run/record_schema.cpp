@@ -134,7 +134,11 @@ RunConfig config_of(const json& record, const Registry& registry, const Placemen
   json config = record["config"];
   rebase_paths(config, data_pointers(record), record_folder, {});  // the record's data paths, from here
   try {
-    return parse_config(config, registry, placement);
+    RunConfig c = parse_config(config, registry, placement);
+    // A run's tuning writes its choice into the config: a record without a step size was edited, and
+    // what it ran cannot be known (the tuner would choose again, and not necessarily the same).
+    if (c.tune) fail("/sampler/step_size", "required in a run record's config (a tuned run records its choice there)");
+    return c;
   } catch (const Error& e) {
     throw Error(std::string("/config") + e.what());
   }

@@ -14,6 +14,7 @@
 #include <fmt/format.h>
 
 #include <sgmcmc/modules/diagnostics/stein.hpp>
+#include <sgmcmc/modules/diagnostics/stein_sphere.hpp>
 #include <sgmcmc/modules/parallel/worker_pool.hpp>
 #include <sgmcmc/modules/tuning/dual_averaging.hpp>
 #include <sgmcmc/modules/tuning/successive_halving.hpp>
@@ -32,6 +33,9 @@ constexpr std::uint32_t curvature_stream = 0xC0000000u;
 
 /// The most KSD work per arm and round: m points cost m² d kernel terms.
 constexpr double ksd_terms = 2.5e8;
+/// The most numbers the arms may hold at once in their chains' positions and their gradient logs (1 GiB
+/// of doubles): checked before any arm is built.
+constexpr double most_numbers = static_cast<double>(std::uint64_t{1} << 27);
 /// The cheapest arm needs this many steps in the first round for the tuning to mean anything; an arm
 /// whose batch is so large that a round's share buys it fewer than `fewest_steps` is left out of that
 /// round (the budget's verdict on it: MAMBA's equal shares favour cheap arms the same way).
@@ -61,11 +65,16 @@ Eigen::VectorXd start_of(const RunConfig& c, std::size_t index, random::Stream& 
 /// The potential's largest curvature near x by power iteration on finite differences of its gradient,
 /// each pair of gradients drawn with the same random stream (the same minibatch and noise), so the
 /// difference is the minibatch Hessian's product with v. Where the default step-size grid is anchored.
-double largest_curvature(const AnyTarget& target, const Eigen::VectorXd& x, std::uint64_t seed) {
+/// On the unit sphere, the Riemannian Hessian's: v tangent, Hv = P_x(∇²U v) − (xᵀ∇U) v.
+double largest_curvature(const AnyTarget& target, const Eigen::VectorXd& x, std::uint64_t seed, bool sphere) {
   random::Stream rng(seed, curvature_stream);
   const Eigen::Index d = x.size();
   Eigen::VectorXd v(d), g0(d), g1(d), hv(d);
   for (Eigen::Index i = 0; i < d; ++i) v[i] = rng.normal();
+  const auto tangent = [&](Eigen::VectorXd& w) {
+    if (sphere) w -= x * x.dot(w);
+  };
+  tangent(v);
   v.normalize();
   double lambda = 0, eps = 1e-4;
   for (int it = 0; it < 30; ++it) {
@@ -74,6 +83,10 @@ double largest_curvature(const AnyTarget& target, const Eigen::VectorXd& x, std:
     same = rng;
     target.gradient(x + eps * v, g1, same);
     hv = (g1 - g0) / eps;
+    if (sphere) {
+      tangent(hv);
+      hv -= x.dot(g0) * v;
+    }
     if (!hv.allFinite()) break;
     const double next = std::abs(v.dot(hv));
     const double norm = hv.norm();
@@ -107,6 +120,7 @@ struct Arm {
   std::unique_ptr<AnyChain> chain;
   std::shared_ptr<GradientLog> log;
   std::string error;
+  bool diverged = false;  ///< its chain failed (not merely too few steps for the round)
   json rounds = json::array();
 };
 
@@ -144,20 +158,60 @@ Frame frame_of(const std::vector<Arm>& arms, const std::vector<std::size_t>& ali
   return f;
 }
 
+/// A U-statistic over an arm's points and its standard error from the Hoeffding projection:
+/// U = mean_i h_i, h_i = (n − 1)⁻¹ Σ_{j≠i} q(i, j), se ≈ 2 sd(h)/√n (the points are a thinned chain's,
+/// so this is a lower bound; what it must show is an arm whose few wild points make U large either way).
+struct Scored {
+  double ksd2 = std::numeric_limits<double>::infinity();
+  double se = 0;
+  /// What arms are ranked by: an upper bound the arm's KSD² is unlikely to exceed. A wild arm's U can
+  /// be far below 0 (−653 beat 0.009 on a glm model, then diverged in the run: docs/tuning.md); its se
+  /// is larger still.
+  double score() const { return ksd2 + 2 * se; }
+};
+template <class Pair>
+Scored u_statistic(Eigen::Index n, Pair&& q) {
+  Eigen::VectorXd h = Eigen::VectorXd::Zero(n);
+  for (Eigen::Index i = 0; i < n; ++i)
+    for (Eigen::Index j = i + 1; j < n; ++j) {
+      const double v = q(i, j);
+      h[i] += v;
+      h[j] += v;
+    }
+  h /= static_cast<double>(n - 1);
+  const double nd = static_cast<double>(n);
+  const double mean = h.mean();
+  const double var = (h.array() - mean).square().sum() / (nd - 1);
+  return {mean, 2 * std::sqrt(var / nd)};
+}
+
 /// An arm's score: KSD² (U-statistic) for the kernel IMQ + diagonal linear, in the round's frame z.
 /// The IMQ part (Gorham & Mackey's c = 1, β = −1/2) is MAMBA's. The linear part k(z, z') = Σ_m z_m z'_m e_m e_mᵀ
 /// adds Σ_m (E[z_m s_m] + 1)² = Σ_m (1 − T_m)², T_m the coordinate's configurational temperature (a
 /// KSD of a sum of kernels is the sum of their KSD²s): it is what sees a posterior too wide by 9 % at
 /// N = 10⁵ that the IMQ part alone ranked best (docs/tuning.md), and a chain that has not yet spread.
-double score_of(const Arm& arm, const Frame& frame) {
+Scored score_of(const Arm& arm, const Frame& frame, bool sphere) {
   const Eigen::Index n = arm.log->size;
-  if (n < 2) return std::numeric_limits<double>::infinity();
+  if (n < 2) return {};
+  if (sphere) {
+    // On the sphere the points stay unit vectors (the operator needs them there): the IMQ kernel's
+    // length is the arms' typical spread instead, at most the sphere's radius.
+    const Eigen::MatrixXd x = arm.log->points.leftCols(n), s = -arm.log->gradients.leftCols(n);
+    if (!x.allFinite() || !s.allFinite()) return {};
+    Eigen::MatrixXd tilde(x.rows(), n);
+    for (Eigen::Index i = 0; i < n; ++i) tilde.col(i) = diagnostics::sphere_score(x.col(i), s.col(i));
+    const diagnostics::ImqKernel k{std::clamp(frame.scale.norm(), 1e-3, 1.0), -0.5};
+    return u_statistic(n, [&](Eigen::Index i, Eigen::Index j) {
+      return diagnostics::sphere_stein_kernel(x.col(i), tilde.col(i), x.col(j), tilde.col(j), k);
+    });
+  }
   const Eigen::MatrixXd z = (arm.log->points.leftCols(n).colwise() - frame.centre).array().colwise() / frame.scale.array();
   const Eigen::MatrixXd s = -(arm.log->gradients.leftCols(n).array().colwise() * frame.scale.array()).matrix();
-  if (!z.allFinite() || !s.allFinite()) return std::numeric_limits<double>::infinity();
+  if (!z.allFinite() || !s.allFinite()) return {};
   const Eigen::MatrixXd u = (z.array() * s.array() + 1).matrix();  // u_a,m = z_m s_m + 1, mean 0 under the target
-  const double linear = (u.rowwise().sum().squaredNorm() - u.squaredNorm()) / (static_cast<double>(n) * static_cast<double>(n - 1));
-  return diagnostics::kernel_stein_discrepancy_squared_u(z, s) + linear;
+  return u_statistic(n, [&](Eigen::Index i, Eigen::Index j) {
+    return diagnostics::stein_kernel(z.col(i), s.col(i), z.col(j), s.col(j)) + u.col(i).dot(u.col(j));
+  });
 }
 
 std::string fmt_number(double x) { return fmt::format("{:.4g}", x); }
@@ -172,10 +226,12 @@ json arm_json(const Arm& a) {
 /// Successive halving over the grid, scored by KSD (MAMBA).
 json tune_stein(RunConfig& c, const Registry& registry, const Options& opt) {
   const TuneRequest& req = *c.tune;
-  if (!c.manifold.geometry.flat)
-    fail("/sampler/step_size", fmt::format("the tuner scores arms by the kernel Stein discrepancy with the Euclidean Stein operator, "
-                                           "which does not hold on manifold '{}' (a Stein operator on it needs the manifold's own "
-                                           "divergence): give a step size (sgmcmc sweep compares several)", c.manifold.kind));
+  // The Stein operators the score has: the Euclidean one, and the unit sphere's (stein_sphere.hpp).
+  const bool sphere = c.manifold.geometry.unit_sphere && c.manifold.geometry.factors.empty();
+  if (!c.manifold.geometry.flat && !sphere)
+    fail("/sampler/step_size", fmt::format("the tuner scores arms by a kernel Stein discrepancy, whose Stein operator it has for "
+                                           "euclidean space and the sphere only: on manifold '{}' it needs the manifold's own divergence "
+                                           "(not built). Give a step size (sgmcmc sweep compares several)", c.manifold.kind));
   if (c.target.gradient.gibbs_every > 0)
     fail("/sampler/step_size", fmt::format("target '{}' resamples its precisions by Gibbs steps, so its gradient has no fixed score to "
                                            "measure a Stein discrepancy against: give a step size, or set gibbs_every 0", c.target.kind));
@@ -190,7 +246,7 @@ json tune_stein(RunConfig& c, const Registry& registry, const Options& opt) {
   // Where the arms start, and the curvature there that anchors the default step grid.
   random::Stream start_rng(c.seed, arm_stream_base - 1);
   const Eigen::VectorXd x0 = start_of(c, 0, start_rng);
-  const double curvature = largest_curvature(c.target.target, x0, c.seed);
+  const double curvature = largest_curvature(c.target.target, x0, c.seed, sphere);
 
   json grid_in = f.find("grid") ? f.get("grid") : json::object();
   Fields g(grid_in, f.at("grid"));
@@ -240,10 +296,19 @@ json tune_stein(RunConfig& c, const Registry& registry, const Options& opt) {
   const std::size_t arm_count = steps.size() * frictions.size() * batches.size();
   const double least_budget = static_cast<double>(least_steps * arm_count * tuning::HalvingPlan{arm_count, eta, 1.0}.rounds());
   const double budget = f.number("budget", std::max(least_budget, static_cast<double>(c.steps) / 4 * middle), Range::positive);
-  const std::uint64_t points_default =
-      static_cast<std::uint64_t>(std::clamp(std::sqrt(ksd_terms / static_cast<double>(x0.size())), 50.0, 500.0));
+  const double dim = static_cast<double>(x0.size());
+  // A chain's vectors and a log of at least 10 points, for every arm: 48 numbers per arm and coordinate.
+  if (static_cast<double>(arm_count) * 48 * dim > most_numbers)
+    fail("/tune/grid", fmt::format("{} arms of dimension {} would hold {:.3g} numbers at once: at most {:.3g}; give fewer values in the grid",
+                                   arm_count, x0.size(), static_cast<double>(arm_count) * 48 * dim, most_numbers));
+  // Points per arm and round: m²d ≤ ksd_terms, and every arm's log (2md numbers) within the memory bound.
+  const double fit = std::min(std::sqrt(ksd_terms / dim), most_numbers / (4 * dim * static_cast<double>(arm_count)));
+  const std::uint64_t points_default = static_cast<std::uint64_t>(std::clamp(fit, 10.0, 500.0));
   const std::uint64_t points = f.count("points", points_default, 10);
   if (points > 10000) fail(f.at("points"), fmt::format("expected at most 10000, got {}", points));
+  if (2 * static_cast<double>(points) * dim * static_cast<double>(arm_count) > most_numbers / 2)
+    fail(f.at("points"), fmt::format("{} points of dimension {} for each of {} arms: at most {:.0f} fit in the tuner's memory bound",
+                                     points, x0.size(), arm_count, std::floor(most_numbers / (4 * dim * static_cast<double>(arm_count)))));
   f.finish();
 
   std::vector<Arm> arms;
@@ -299,6 +364,7 @@ json tune_stein(RunConfig& c, const Registry& registry, const Options& opt) {
           const ChainStatus st = a.chain->advance(n, Retention{n + a.chain->steps_done() + 1, 1}, none, nullptr, opt.stop);
           if (!st.ok()) a.error = st.error;
           else if (!a.chain->position().allFinite()) a.error = "the chain's position is not finite";
+          a.diverged = !a.error.empty();
           a.rounds.push_back({{"round", round}, {"steps", n}, {"gradient_evaluations", static_cast<double>(n) * a.cost}});
         };
         pool.for_each(alive.size(), play);
@@ -307,9 +373,10 @@ json tune_stein(RunConfig& c, const Registry& registry, const Options& opt) {
         for (std::size_t a : alive) {
           Arm& arm = arms[a];
           spent += arm.rounds.back()["gradient_evaluations"].get<double>();
-          score[a] = arm.error.empty() && frame.scale.size() > 0 ? score_of(arm, frame) : std::numeric_limits<double>::infinity();
-          if (std::isfinite(score[a])) arm.rounds.back()["ksd_squared"] = score[a];
-          else if (arm.error.empty()) arm.error = "its gradients or points are not finite";
+          const Scored sc = arm.error.empty() && frame.scale.size() > 0 ? score_of(arm, frame, sphere) : Scored{};
+          score[a] = sc.score();
+          if (std::isfinite(score[a])) arm.rounds.back().update({{"ksd_squared", sc.ksd2}, {"se", sc.se}, {"score", score[a]}});
+          else if (arm.error.empty()) arm.error = "its gradients or points are not finite", arm.diverged = true;
         }
       },
       [&](std::size_t round, const std::vector<std::size_t>& alive, const std::vector<double>&) {
@@ -343,11 +410,27 @@ json tune_stein(RunConfig& c, const Registry& registry, const Options& opt) {
   const Arm& best = arms[chosen];
   json choice = arm_json(best);
   choice["arm"] = chosen;
+  // A margin from instability: where an arm with the same friction and batch size diverged at step h_d,
+  // the run's step is at most h_d/10. The run is longer than any arm, and a chain next to the edge
+  // crosses it in the end (the arm next to a diverged one, a factor √10 smaller, diverged in 4 of 28
+  // glm runs: docs/tuning.md).
+  double unstable = std::numeric_limits<double>::infinity();
+  for (const Arm& a : arms)
+    if (a.diverged && a.friction == best.friction && a.batch == best.batch) unstable = std::min(unstable, a.step);
+  double step = best.step;
+  if (step > unstable / 10) {
+    double below = 0;
+    for (double h : steps)
+      if (h <= unstable / 10) below = std::max(below, h);
+    step = below > 0 ? below : *std::min_element(steps.begin(), steps.end());
+    choice["step_size"] = step;
+    choice["margin"] = {{"from", best.step}, {"diverged_at", unstable}};
+  }
   record["chosen"] = choice;
 
   // The run: the chosen settings, in the sections a resume reads.
   json section = req.sampler;
-  section["step_size"] = best.step;
+  section["step_size"] = step;
   if (best.friction > 0) section["friction"] = best.friction;
   c.sampler = parse_sampler(c, registry, section);
   if (best.batch > 0) {
@@ -464,13 +547,13 @@ std::string tuning_table(const json& t) {
   out += fmt::format("tuning: successive halving (eta {}) over {} arms in {} rounds, {} of a budget of {} gradient evaluations\n",
                      t.value("eta", 3), t.at("arms").size(), t.value("rounds", 0), fmt_number(t.value("gradient_evaluations", 0.0)),
                      fmt_number(t.value("budget", 0.0)));
-  out += fmt::format("{:>4} {:>11} {:>10} {:>9}  {}\n", "arm", "step_size", "friction", "batch", "KSD² by round (U-statistic; lower is better)");
+  out += fmt::format("{:>4} {:>11} {:>10} {:>9}  {}\n", "arm", "step_size", "friction", "batch", "score by round (KSD² + 2 se; lower is better)");
   const std::size_t best = chosen.value("arm", std::size_t{0});
   std::size_t k = 0;
   for (const json& a : t.at("arms")) {
     std::string scores;
     for (const json& r : a.at("rounds"))
-      scores += r.contains("ksd_squared") ? fmt::format(" {:>10.4g}", r["ksd_squared"].get<double>()) : fmt::format(" {:>10}", "failed");
+      scores += r.contains("score") ? fmt::format(" {:>10.4g}", r["score"].get<double>()) : fmt::format(" {:>10}", "failed");
     const std::string status = a.value("status", "ok");
     out += fmt::format("{:>4} {:>11.4g} {:>10} {:>9} {}{}{}\n", k, a.value("step_size", 0.0),
                        a.contains("friction") ? fmt_number(a["friction"].get<double>()) : "-",
@@ -489,14 +572,14 @@ std::string tuning_svg(const json& t) {
   const auto y_of = [](double s) { return s > 0 ? std::log10(s) : -std::log10(1 - s) - 12; };
   for (const json& a : arms)
     for (const json& r : a.at("rounds"))
-      if (r.contains("ksd_squared")) lo = std::min(lo, y_of(r["ksd_squared"].get<double>())), hi = std::max(hi, y_of(r["ksd_squared"].get<double>()));
+      if (r.contains("score")) lo = std::min(lo, y_of(r["score"].get<double>())), hi = std::max(hi, y_of(r["score"].get<double>()));
   if (!(hi >= lo)) lo = 0, hi = 1;
   if (hi - lo < 1e-9) hi = lo + 1;
   const double w = 640, h = 400, left = 70, bottom = 40, top = 20, right = 20;
   const auto X = [&](double r) { return left + (rounds > 1 ? r / static_cast<double>(rounds - 1) : 0.5) * (w - left - right); };
   const auto Y = [&](double y) { return top + (1 - (y - lo) / (hi - lo)) * (h - top - bottom); };
   std::string svg = fmt::format("<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{}\" height=\"{}\" font-family=\"sans-serif\" font-size=\"11\">\n", w, h);
-  svg += fmt::format("<text x=\"{}\" y=\"14\">KSD² of each arm by round (log10; the chosen arm in red)</text>\n", left);
+  svg += fmt::format("<text x=\"{}\" y=\"14\">each arm's score (KSD² + 2 se) by round (signed log10; the chosen arm in red)</text>\n", left);
   svg += fmt::format("<line x1=\"{0}\" y1=\"{1}\" x2=\"{2}\" y2=\"{1}\" stroke=\"black\"/>\n", left, h - bottom, w - right);
   svg += fmt::format("<line x1=\"{0}\" y1=\"{1}\" x2=\"{0}\" y2=\"{2}\" stroke=\"black\"/>\n", left, top, h - bottom);
   for (std::size_t r = 0; r < rounds; ++r)
@@ -507,8 +590,8 @@ std::string tuning_svg(const json& t) {
   for (const json& a : arms) {
     std::string pts;
     for (const json& r : a.at("rounds"))
-      if (r.contains("ksd_squared"))
-        pts += fmt::format("{:.1f},{:.1f} ", X(r.value("round", 0.0)), Y(y_of(r["ksd_squared"].get<double>())));
+      if (r.contains("score"))
+        pts += fmt::format("{:.1f},{:.1f} ", X(r.value("round", 0.0)), Y(y_of(r["score"].get<double>())));
     if (!pts.empty())
       svg += fmt::format("<polyline fill=\"none\" stroke=\"{}\" stroke-width=\"{}\" points=\"{}\"><title>arm {}: step_size {:.4g}</title></polyline>\n",
                          k == best ? "red" : "#888", k == best ? 2 : 1, pts, k, a.value("step_size", 0.0));

@@ -52,7 +52,8 @@ TEST_CASE("a config without a step size is tuned, and the tuned run samples its 
   CHECK(tune["arms"].size() == 14);  // 7 step sizes × 2 frictions
   const std::size_t arm = tune["chosen"]["arm"].get<std::size_t>();
   // The chosen settings are the run's, in the sections a resume reads.
-  CHECK(record["config"]["sampler"]["step_size"] == tune["arms"][arm]["step_size"]);
+  CHECK(record["config"]["sampler"]["step_size"] == tune["chosen"]["step_size"]);
+  CHECK(tune["chosen"]["step_size"].get<double>() <= tune["arms"][arm]["step_size"].get<double>());  // less a margin, if any
   CHECK(record["config"]["sampler"]["friction"] == tune["arms"][arm]["friction"]);
   CHECK(tune["gradient_evaluations"].get<double>() <= tune["budget"].get<double>());
   CHECK(record["timings"]["phases"][0]["tuning_seconds"].get<double>() > 0);
@@ -86,6 +87,13 @@ TEST_CASE("a tuned run resumes with its choice and never tunes again; `tune -o` 
   const json second = read_json(scratch() / "resumed.json");
   CHECK(second["config"] == first["config"]);  // the same settings and the same tune record
   CHECK_FALSE(second["timings"]["phases"][1].contains("tuning_seconds"));
+  // A record whose step size was taken out is refused, not resumed with some placeholder or tuned anew.
+  json edited = first;
+  edited["config"]["sampler"].erase("step_size");
+  const Result refused = run_cli(scratch(), fmt::format("resume '{}' --steps 10 --allow-changed -o '{}' -q",
+                                                        write_json(scratch(), "edited.json", edited).string(), (scratch() / "edited_out.json").string()));
+  CHECK(refused.code != 0);
+  CHECK(has(refused.err, "/config/sampler/step_size: required in a run record"));
   // The tuning alone: its table, and the tuned config, which runs the same draws without tuning.
   const Result t = run_cli(scratch(), fmt::format("tune '{}' -o '{}' --svg '{}'", write_json(scratch(), "c.json", c).string(),
                                                  (scratch() / "tuned.json").string(), (scratch() / "tune.svg").string()));

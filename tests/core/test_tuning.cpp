@@ -6,12 +6,16 @@
 
 #include <cmath>
 #include <limits>
+#include <numbers>
+#include <utility>
 #include <string>
 #include <vector>
 
 #include <Eigen/Core>
 
 #include <sgmcmc/modules/diagnostics/stein.hpp>
+#include <sgmcmc/modules/diagnostics/stein_sphere.hpp>
+#include <sgmcmc/modules/random/stream.hpp>
 #include <sgmcmc/modules/tuning/dual_averaging.hpp>
 #include <sgmcmc/modules/tuning/successive_halving.hpp>
 #include <sgmcmc/run/builtin.hpp>
@@ -142,14 +146,65 @@ TEST_CASE("what the tuner cannot do is refused with the field to change") {
   c["tune"] = {{"budget", 10}};
   parsed = run::parse_config(c, run::shipped_registry());
   CHECK_THROWS_WITH_AS(run::tune(parsed, run::shipped_registry(), {.threads = 1}), doctest::Contains("/tune/budget"), Error);
-  // On a manifold the Euclidean Stein operator does not hold.
-  json sphere = {{"sampler", {{"name", "sgld"}}}, {"manifold", {{"name", "sphere"}, {"n", 3}}},
-                 {"target", {{"name", "vmf"}, {"mu", {0, 0, 1}}, {"kappa", 2}}}};
-  parsed = run::parse_config(sphere, run::shipped_registry());
-  CHECK_THROWS_WITH_AS(run::tune(parsed, run::shipped_registry(), {.threads = 1}), doctest::Contains("manifold 'sphere'"), Error);
+  // On a manifold without a Stein operator here (the Stiefel manifold's divergence is not built).
+  json stiefel = {{"sampler", {{"name", "sgld"}}}, {"manifold", {{"name", "stiefel"}, {"n", 3}, {"p", 2}}},
+                  {"target", {{"name", "matrix_vmf"}, {"F", {{1, 0}, {0, 1}, {0, 0}}}}}};
+  parsed = run::parse_config(stiefel, run::shipped_registry());
+  CHECK_THROWS_WITH_AS(run::tune(parsed, run::shipped_registry(), {.threads = 1}), doctest::Contains("manifold 'stiefel'"), Error);
 }
 
 TEST_CASE("a preconditioner estimated in burn-in is refused; a fixed one is tuned through") {
   CHECK(parse_error(gaussian_with({{"name", "sgld"}, {"preconditioner", "diagonal"}})).find("estimated in burn-in") != std::string::npos);
   CHECK(run::parse_config(gaussian_with({{"name", "sgld"}, {"preconditioner", {{"scale", {1, 2}}}}}), run::shipped_registry()).tune.has_value());
+}
+
+TEST_CASE("the tuner says so when every arm diverges, and bounds its memory before it allocates") {
+  // Steps of 10⁶ on a unit Gaussian: every arm's chain leaves for infinity.
+  json c = gaussian_with({{"name", "sgld"}});
+  c["tune"] = {{"grid", {{"step_size", {1e6, 1e7}}}}};
+  run::RunConfig parsed = run::parse_config(c, run::shipped_registry());
+  CHECK_THROWS_WITH_AS(run::tune(parsed, run::shipped_registry(), {.threads = 1}), doctest::Contains("no arm gave a usable run"), Error);
+  // 64 × 2 step sizes... on a 10⁶-dimensional target: refused before anything of that size exists.
+  json big = {{"sampler", {{"name", "sgld"}}}, {"manifold", {{"name", "euclidean"}, {"dim", 1000000}}},
+              {"target", {{"name", "gaussian"}}}, {"steps", 100}};
+  json steps = json::array();
+  for (int k = 0; k < 64; ++k) steps.push_back(1e-3 * (k + 1));
+  big["tune"] = {{"grid", {{"step_size", steps}}}};
+  parsed = run::parse_config(big, run::shipped_registry());
+  CHECK_THROWS_WITH_AS(run::tune(parsed, run::shipped_registry(), {.threads = 1}), doctest::Contains("/tune/grid"), Error);
+}
+
+namespace {
+/// n exact draws of vMF(e₃, κ) on S² (Wood 1994; on S² the cosine w has a closed-form inverse CDF).
+Eigen::MatrixXd vmf_draws(double kappa, int n, random::Stream& rng) {
+  Eigen::MatrixXd x(3, n);
+  for (int i = 0; i < n; ++i) {
+    const double u = rng.uniform(), phi = 2 * std::numbers::pi * rng.uniform();
+    const double w = 1 + std::log(u + (1 - u) * std::exp(-2 * kappa)) / kappa;
+    const double rho = std::sqrt(std::max(0.0, 1 - w * w));
+    x.col(i) << rho * std::cos(phi), rho * std::sin(phi), w;
+  }
+  return x;
+}
+}  // namespace
+
+TEST_CASE("the sphere's Stein discrepancy has mean 0 under the target and sees a wrong concentration") {
+  // Unbiasedness is the Stein identity E_p[A f] = 0 on the sphere: a wrong divergence term (the
+  // (d − 1)x of s̃, the projected trace) makes the U-statistic's mean non-zero on exact draws.
+  random::Stream rng(17, 0);
+  const double kappa = 4;
+  Eigen::MatrixXd score(3, 200);
+  score.colwise() = Eigen::Vector3d(0, 0, kappa);  // s = −∇U = κμ for U = −κμᵀx
+  const auto mean_and_se = [&](double drawn_kappa) {
+    std::vector<double> v;
+    for (int rep = 0; rep < 20; ++rep) v.push_back(diagnostics::sphere_stein_discrepancy_squared_u(vmf_draws(drawn_kappa, 200, rng), score));
+    double m = 0, s2 = 0;
+    for (double x : v) m += x / 20;
+    for (double x : v) s2 += (x - m) * (x - m) / 19;
+    return std::pair{m, std::sqrt(s2 / 20)};
+  };
+  const auto right = mean_and_se(kappa);
+  CHECK(std::abs(right.first) < 4 * right.second);
+  const auto wrong = mean_and_se(2 * kappa);  // draws twice as concentrated
+  CHECK(wrong.first > 10 * right.second + 4 * wrong.second);
 }

@@ -128,6 +128,22 @@ TEST_CASE("chains over 1, 2 and 4 ranks make the single process's record, draw f
   }
 }
 
+TEST_CASE("an untuned run over 2 ranks makes the single process's choice and draws (docs/tuning.md)") {
+  // Every rank tunes alike from the seed; a rank that chose otherwise would run other chains than the
+  // record's config says.
+  const json c = {{"sampler", {{"name", "sghmc"}}}, {"target", {{"name", "logistic"}, {"data", logistic_csv(300).string()}}},
+                  {"steps", 3000}, {"chains", 3}, {"seed", 4}};
+  const auto config = write_json(scratch(), "untuned.json", c);
+  REQUIRE(run_cli(scratch(), fmt::format("run '{}' -o '{}' -q", config.string(), (scratch() / "untuned_one.json").string())).code == 0);
+  const Result r = run_ranks(2, fmt::format("run '{}' -o '{}' -q", config.string(), (scratch() / "untuned_two.json").string()));
+  INFO(r.err);
+  REQUIRE(r.code == 0);
+  const json one = read_json(scratch() / "untuned_one.json"), two = read_json(scratch() / "untuned_two.json");
+  REQUIRE(one["config"].contains("tune"));
+  CHECK(two["config"] == one["config"]);
+  CHECK(chains_without_timing(two) == chains_without_timing(one));
+}
+
 TEST_CASE("sharded data: every estimator's draws depend on the shards alone, and match one process to rounding") {
   const auto csv = logistic_csv(1000);
   for (const char* estimator : {"minibatch", "control_variate", "svrg", "saga"}) {
