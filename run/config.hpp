@@ -141,7 +141,7 @@ inline std::optional<TuneRequest> tune_request(json& section, const SamplerEntry
   const std::string name = section.value("name", "");
   if (entry.tuning.method == TuningFacts::Method::none)
     fail("/sampler/step_size", fmt::format("required for '{}': it has no tuner (the stein tuner serves sgld, sghmc and sgnht, dual "
-                                           "averaging hmc; docs/tuning.md)", printable(name)));
+                                           "averaging hmc and amagold; docs/tuning.md)", printable(name)));
   if (shards > 1)
     fail("/sampler/step_size", "tuning runs each arm in one process and cannot split one over distributed.shards > 1 ranks: "
                                "tune on one machine (sgmcmc tune CONFIG prints the choice) and give the step size");

@@ -42,7 +42,8 @@ inline SamplerEntry amagold_sampler() {
             return SamplerChoice{"amagold", out, [=](const AnyManifold& m, const AnyTarget& tg, Eigen::VectorXd x0, random::Stream rng) {
                                    return chain_of(amagold::Sampler<AnyManifold>{m, step, friction, static_cast<int>(mh_every)}, tg, std::move(x0), rng);
                                  }, step};
-          }};
+          },
+          TuningFacts{TuningFacts::Method::dual_averaging, true, false}};
 }
 
 }  // namespace sgmcmc::run

@@ -140,6 +140,20 @@ TEST_CASE("dual averaging tunes HMC to its target acceptance") {
   }
 }
 
+TEST_CASE("dual averaging tunes AMAGOLD's window to its target acceptance") {
+  // One AMAGOLD step is a window of mh_every SG steps ending in a Metropolis–Hastings test: dual
+  // averaging adapts h so that the test accepts about 0.8 of the windows.
+  const json c = {{"sampler", {{"name", "amagold"}, {"friction", 1.0}, {"mh_every", 10}}},
+                  {"target", {{"name", "gaussian"}, {"mean", {0, 0}}, {"cov", {{1, 0.9}, {0.9, 1}}}, {"grad_noise", 1.0}}},
+                  {"steps", 2000}, {"burn_in", 200}, {"chains", 2}, {"seed", 9}};
+  const json record = read_json(run_to(scratch(), "amagold", c));
+  CHECK(record["config"]["tune"]["method"] == "dual_averaging");
+  for (const json& ch : record["chains"]) {
+    CAPTURE(ch["diagnostics"].dump());
+    CHECK(ch["diagnostics"]["mean_accept_stat"].get<double>() == doctest::Approx(0.8).epsilon(0.125));
+  }
+}
+
 TEST_CASE("a data target's batch size is tuned with the step size, and the run uses the choice") {
   const json c = {{"sampler", {{"name", "sgld"}}},
                   {"target", {{"name", "logistic"}, {"data", {{"examples", 5000}, {"features", 3}, {"seed", 2}}}, {"estimator", "control_variate"}}},
