@@ -21,11 +21,4 @@ namespace sgmcmc::run {
 /// to change when no arm gives a usable run (every one diverged, or the budget is too small).
 json tune(RunConfig& c, const Registry& registry, const Options& opt = {});
 
-/// The `tune` record as a table, one row per arm (settings, each round's score, status), the chosen arm
-/// marked: what `sgmcmc tune` and `sgmcmc summary` print.
-std::string tuning_table(const json& tune);
-
-/// An SVG of each arm's score by round (log scale where the scores allow), for `sgmcmc tune --svg`.
-std::string tuning_svg(const json& tune);
-
 }  // namespace sgmcmc::run

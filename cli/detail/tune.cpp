@@ -17,6 +17,7 @@
 #include <sgmcmc/run/output/atomic_file.hpp>
 #include <sgmcmc/run/record_schema.hpp>
 #include <sgmcmc/run/tune.hpp>
+#include <sgmcmc/run/tune_report.hpp>
 
 namespace sgmcmc::cli::detail {
 
