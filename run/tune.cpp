@@ -78,10 +78,12 @@ double largest_curvature(const AnyTarget& target, const Eigen::VectorXd& x, std:
   v.normalize();
   double lambda = 0, eps = 1e-4;
   for (int it = 0; it < 30; ++it) {
+    // Each gradient on a fresh copy: an estimator with a state (SAGA's table, SVRG's centre) would
+    // otherwise carry the first point into the second's gradient (SAGA's L̂ came out twice the others').
     random::Stream same = rng;
-    target.gradient(x, g0, same);
+    AnyTarget(target).gradient(x, g0, same);
     same = rng;
-    target.gradient(x + eps * v, g1, same);
+    AnyTarget(target).gradient(x + eps * v, g1, same);
     hv = (g1 - g0) / eps;
     if (sphere) {
       tangent(hv);
