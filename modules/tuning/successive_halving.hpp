@@ -1,6 +1,6 @@
 #pragma once
 // Successive halving (Jamieson & Talwalkar 2016, Algorithm 1; Karnin, Koren & Somekh 2013) as MAMBA
-// runs it over SG-MCMC settings (Coullon, South & Nemeth 2023, Algorithm 1): every arm gets an equal
+// runs it over SG-MCMC settings (Coullon, South & Nemeth 2023, "MAMBA"): every arm gets an equal
 // share of a round's budget, the best 1/η by score go on to the next round, each continuing from its
 // own last state, until one is left. The budget B is split evenly over R = ⌈log_η n⌉ rounds, so round
 // r gives each of its n_r arms B/(R n_r). Scores are "lower is better"; a diverged arm scores +∞ and
