@@ -2,7 +2,6 @@
 // (run/tune.hpp), alone: its table of arms, and optionally the tuned config (the chosen settings and
 // the `tune` record in place: `PROG run TUNED.json` runs it without tuning again) and a plot of each
 // arm's score by round.
-#include <filesystem>
 #include <iostream>
 #include <memory>
 #include <string>
@@ -15,7 +14,6 @@
 #include <sgmcmc/run/config.hpp>
 #include <sgmcmc/run/json_file.hpp>
 #include <sgmcmc/run/output/atomic_file.hpp>
-#include <sgmcmc/run/record_schema.hpp>
 #include <sgmcmc/run/tune.hpp>
 #include <sgmcmc/run/tune_report.hpp>
 
@@ -49,12 +47,9 @@ Command add_tune(CLI::App& app, Context& ctx) {
             if (!c.tune) throw Error("/sampler/step_size: nothing to tune: the config gives a step size (leave it out, or set \"auto\")");
             const run::json record = run::tune(c, ctx.registry, ctx.opt);
             if (!ctx.quiet) std::cout << run::tuning_table(record) << fmt::format("tuned in {:.3g} s\n", c.tuning_seconds);
-            if (!o->out.empty()) {
-              run::Options where;
-              where.output_folder = std::filesystem::path(o->out).parent_path();
-              run::detail::write_paths_for(c, where);  // its data paths relative to where it is written
-              run::write_json_file(c.resolved, o->out, 2);
-            }
+            // Its data paths as CONFIG gives them: a config's relative paths are the working directory's
+            // (a record's are its folder's; docs/config.md), so TUNED runs from where CONFIG ran.
+            if (!o->out.empty()) run::write_json_file(c.resolved, o->out, 2);
             if (!o->svg.empty()) {
               run::AtomicFile file(o->svg);
               file.write(run::tuning_svg(record));

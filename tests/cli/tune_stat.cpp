@@ -9,6 +9,7 @@
 
 #include <cmath>
 #include <filesystem>
+#include <fstream>
 #include <string>
 
 #include <fmt/format.h>
@@ -116,6 +117,24 @@ TEST_CASE("a tuned run resumes with its choice and never tunes again; `tune -o` 
   const json again = read_json(run_to(scratch(), "again", tuned));
   CHECK(again["chains"][0]["samples"] == first["chains"][0]["samples"]);
   CHECK_FALSE(again["timings"]["phases"][0].contains("tuning_seconds"));
+}
+
+TEST_CASE("`tune -o` keeps a config's relative data paths: the tuned config runs from where the config ran") {
+  // A config's relative paths are the working directory's; rebased to the output's folder (as a
+  // record's are), the tuned config named a file that is not there.
+  const fs::path dir = scratch() / "relative";
+  fs::create_directories(dir / "out");
+  {
+    std::ofstream csv(dir / "d.csv");
+    for (int i = 0; i < 200; ++i) csv << fmt::format("{},{},{}\n", (i % 17) / 8.0 - 1, (i % 11) / 5.0 - 1, (i * 7) % 3 == 0 ? 1 : 0);
+  }
+  write_json(dir, "c.json", {{"sampler", {{"name", "sgld"}}}, {"target", {{"name", "logistic"}, {"data", "d.csv"}}},
+                             {"steps", 2000}, {"chains", 1}, {"seed", 1}});
+  const Result t = run_cli_in(dir, "tune c.json -o out/tuned.json -q");
+  REQUIRE_MESSAGE(t.code == 0, t.err);
+  CHECK(read_json(dir / "out" / "tuned.json")["target"]["data"] == "d.csv");
+  const Result r = run_cli_in(dir, "run out/tuned.json -o out/r.json -q");
+  CHECK_MESSAGE(r.code == 0, r.err);
 }
 
 TEST_CASE("the same seed makes the same choice on 1 and 2 threads") {
