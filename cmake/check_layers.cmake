@@ -2,7 +2,7 @@
 #   concepts (0) → the base modules (1: modules/random, simd, dense, parallel, diagnostics, optimize,
 #   error.hpp) → manifolds, data and the sampler parts (2: modules/splitting, schedule, recipe, simplex)
 #   → samplers, models, driver, modules/conformance (3) → run, compositions (4) → cli (5, the command
-#   line of the apps) → apps, bench, examples, experiments (6) → tests (7, which may test experiment code).
+#   line of the apps) → apps, python (the Python module), bench, examples, experiments (6) → tests (7, which may test experiment code).
 # modules/ holds two layers (../shared/DESIGN.md §1 keeps both kinds of building block there): what any
 # numerical code may use, and the parts samplers are composed from; a base module never includes a
 # sampler part, a manifold or a data reader.
@@ -10,7 +10,7 @@
 # ones, resolved against the including file's folder (a quoted include that resolves nowhere, or outside
 # the source tree, is an error too: an include path set in CMake would hide a layer). Within a rank,
 # samplers/ and models/ never include each other (a model knows no sampler; a sampler knows no model),
-# and apps/, bench/, examples/ and experiments/ stand alone (what they share is the library's, e.g.
+# and apps/, python/, bench/, examples/ and experiments/ stand alone (what they share is the library's, e.g.
 # modules/diagnostics/testing.hpp). Run as `cmake -DSOURCE_DIR=... -P cmake/check_layers.cmake` (a ctest
 # test).
 set(rank_concepts 0)
@@ -26,13 +26,14 @@ set(rank_run 4)
 set(rank_compositions 4)
 set(rank_cli 5)
 set(rank_apps 6)
+set(rank_python 6)
 set(rank_bench 6)
 set(rank_examples 6)
 set(rank_experiments 6)
 set(rank_tests 7)
 set(sampler_parts splitting schedule recipe simplex)
 set(library_parts concepts manifolds modules data samplers models driver run compositions cli)
-set(parts ${library_parts} apps bench examples experiments tests)
+set(parts ${library_parts} apps python bench examples experiments tests)
 
 function(layer_of path out_rank out_name)
   if(path MATCHES "^modules/conformance/")

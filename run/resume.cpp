@@ -206,6 +206,14 @@ json resume_from(const std::string& source, const std::function<const json&(std:
 }  // namespace detail
 
 json resume(const json& record, std::optional<std::uint64_t> steps, const Options& opt, const Registry& registry) {
+  output::RecordInMemory memory;
+  output::Writer* writers[] = {&memory};
+  resume(record, steps, opt, registry, writers);
+  return std::move(memory.record());
+}
+
+json resume(const json& record, std::optional<std::uint64_t> steps, const Options& opt, const Registry& registry,
+            std::span<output::Writer* const> writers) {
   const auto read = [&](std::vector<std::uint64_t>& held) -> const json& {
     if (record.is_object() && record.contains("chains") && record["chains"].is_array())
       for (const json& ch : record["chains"]) {
@@ -229,10 +237,7 @@ json resume(const json& record, std::optional<std::uint64_t> steps, const Option
       }
     }
   };
-  output::RecordInMemory memory;
-  output::Writer* writers[] = {&memory};
-  detail::resume_from("", read, replay, steps, opt, registry, writers);
-  return std::move(memory.record());
+  return detail::resume_from("", read, replay, steps, opt, registry, writers);
 }
 
 json resume_file(const std::string& path, std::optional<std::uint64_t> steps, const Options& opt, const Registry& registry,

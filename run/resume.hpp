@@ -28,6 +28,11 @@ inline constexpr double resume_manifold_tolerance = 1e-6;
 json resume(const json& record, std::optional<std::uint64_t> steps, const Options& opt = {},
             const Registry& registry = shipped_registry());
 
+/// Continues a record held in memory, streaming every draw (the record's and the new ones) to `writers`
+/// (the Python module's fit, python/module.cpp); returns the continued record without draws.
+json resume(const json& record, std::optional<std::uint64_t> steps, const Options& opt, const Registry& registry,
+            std::span<output::Writer* const> writers);
+
 /// Continues the record in file `path` for `steps` more steps per chain (none: to the config's `steps`),
 /// streaming every draw (the record's and the new ones) to `writers`; returns the continued record
 /// without draws.

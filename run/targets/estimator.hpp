@@ -150,10 +150,16 @@ TargetChoice make_estimated_choice(Fields& f, const std::string& name, models::M
                                        "centre point on it, or use svrg",
                                        c ? "" : "required field is missing: ", name));
     optimize::Mode mode;
-    try {
-      mode = optimize::find_mode(GroupTotal<models::Minibatch<M>>{base, space.sum}, start.value_or(Eigen::VectorXd::Zero(dim)));
-    } catch (const Error& e) {
-      fail(f.at("centre"), fmt::format("{}; give a centre point instead", e.what()));
+    // The search needs U; a model with a gradient alone (a Python model without value) gives a point.
+    if constexpr (!PotentialWithValue<models::Minibatch<M>>) {
+      fail(f.at("centre"), fmt::format("{}the mode search (L-BFGS) needs the model's value U, which target '{}' does not give: give a "
+                                       "centre point, or use svrg", c ? "" : "required field is missing: ", name));
+    } else {
+      try {
+        mode = optimize::find_mode(GroupTotal<models::Minibatch<M>>{base, space.sum}, start.value_or(Eigen::VectorXd::Zero(dim)));
+      } catch (const Error& e) {
+        fail(f.at("centre"), fmt::format("{}; give a centre point instead", e.what()));
+      }
     }
     centre = std::move(mode.x);
     resolved["centre_search"] = {{"method", "lbfgs"}, {"evaluations", mode.evaluations}, {"gradient_norm", mode.gradient_norm}};

@@ -1,0 +1,98 @@
+# Errors are Python exceptions with the CLI's messages (a bad config names its JSON path); a potential
+# that raises, returns the wrong shape or a non-finite number stops its chain with that message and the
+# fit keeps what the chains drew; Ctrl-C stops a run cleanly, returning the draws (status
+# "interrupted"), which resume continues.
+import _thread
+import threading
+import time
+
+import numpy as np
+import pytest
+
+import sgmcmc
+
+BASE = {"manifold": {"name": "euclidean", "dim": 2}, "target": {"name": "gaussian", "mean": [0, 0], "cov": [[1, 0], [0, 1]]},
+        "sampler": {"name": "sgld", "step_size": 0.1}, "steps": 100}
+
+
+def test_a_bad_config_names_its_json_path():
+    with pytest.raises(sgmcmc.Error, match="/sampler/step_size"):
+        sgmcmc.run(dict(BASE, sampler={"name": "sgld", "step_size": -1}))
+    with pytest.raises(sgmcmc.Error, match="/sampler/frction"):
+        sgmcmc.run(dict(BASE, sampler={"name": "sghmc", "step_size": 0.1, "frction": 1}))
+    with pytest.raises(ValueError):  # sgmcmc.Error is a ValueError
+        sgmcmc.run(dict(BASE, target={"name": "no_such_target"}))
+    with pytest.raises(sgmcmc.Error, match="file"):
+        sgmcmc.run("/nonexistent/config.json")
+
+
+class Faulty:
+    """∇U = x until call `after`, then `fault(x)`."""
+
+    def __init__(self, fault, after=50):
+        self.calls, self.fault, self.after = 0, fault, after
+
+    def gradient(self, x):
+        self.calls += 1
+        return self.fault(x) if self.calls > self.after else x
+
+
+@pytest.mark.parametrize("fault, message", [
+    (lambda x: (_ for _ in ()).throw(ValueError("the model broke")), "Faulty.gradient raised ValueError: the model broke"),
+    (lambda x: np.zeros(3), r"returned an array of shape \(3,\), expected \(2,\)"),
+    (lambda x: np.array([np.nan, 0.0]), r"returned a non-finite value \(nan\) at index 0"),
+    (lambda x: "two numbers", "returned a str, not an array of numbers"),
+])
+def test_a_failing_potential_stops_its_chain_with_its_message(fault, message):
+    with pytest.warns(sgmcmc.SamplingWarning, match="stopped early"):
+        fit = sgmcmc.sample(Faulty(fault), sampler={"name": "sgld", "step_size": 0.1}, init=np.zeros(2), steps=200, seed=1)
+    assert fit.status == "error"
+    assert list(fit.chain_errors) == [0]
+    assert __import__("re").search(message, fit.chain_errors[0]), fit.chain_errors[0]
+    kept = np.sum(~np.isnan(fit.draws[0, :, 0]))
+    assert 0 < kept < 200  # the draws before the fault are kept
+
+
+def test_a_model_without_gradient_is_refused():
+    class Nothing:
+        pass
+
+    with pytest.raises(sgmcmc.Error, match="no gradient method"):
+        sgmcmc.sample(Nothing(), sampler={"name": "sgld", "step_size": 0.1}, init=np.zeros(2))
+    with pytest.raises(sgmcmc.Error, match="prior_gradient"):
+        class Half:
+            n_data = 10
+
+            def gradient(self, x, batch):
+                return x
+        sgmcmc.sample(Half(), sampler={"name": "sgld", "step_size": 0.1}, init=np.zeros(2))
+
+
+def interrupt_after(seconds):
+    t = threading.Timer(seconds, _thread.interrupt_main)
+    t.start()
+    return t
+
+
+@pytest.mark.parametrize("python_model", [False, True])
+def test_ctrl_c_returns_the_draws_and_resume_continues(python_model):
+    long = 10**9
+    thin = 1 if python_model else 1000  # a built-in chain makes millions of steps a second
+    t = interrupt_after(0.5)
+    start = time.monotonic()
+    with pytest.warns(sgmcmc.SamplingWarning, match="interrupted"):
+        if python_model:
+            class Quadratic:
+                def gradient(self, x):
+                    return x
+            fit = sgmcmc.sample(Quadratic(), sampler={"name": "sgld", "step_size": 0.1}, init=np.zeros(2), steps=long, chains=2,
+                                thin=thin)
+        else:
+            fit = sgmcmc.run(dict(BASE, steps=long, chains=2, thin=thin))
+    t.join()
+    assert time.monotonic() - start < 30
+    assert fit.status == "interrupted"
+    kept = np.sum(~np.isnan(fit.draws[:, :, 0]), axis=1)
+    assert np.all(kept > 0)
+    more = fit.resume(100 * thin)
+    assert np.all(np.sum(~np.isnan(more.draws[:, :, 0]), axis=1) == kept + 100)
