@@ -24,13 +24,19 @@ configure() {
   cmake -G Ninja -S . -B "$dir" "$@" > /dev/null
 }
 
+# The Python module (python/, docs/python.md) for Debian's interpreter, whatever `python3` is first on
+# the PATH (a pyenv or a virtualenv would build for another ABI): the packages it needs, and its options.
+python_packages=(pybind11-dev python3-dev python3-numpy python3-pandas python3-xarray python3-netcdf4 python3-numba python3-pytest)
+python_options=(-DSGMCMC_BUILD_PYTHON=ON -DPython3_EXECUTABLE=/usr/bin/python3)
+
 # The optimised build of the suite: the statistical tests and the unit tests a sanitizer build cannot
 # run or finds nothing in (SGMCMC_TESTS=optimised, tests/CMakeLists.txt), the tool built for MPI runs
-# (Open MPI; tests/mpi/ runs it under mpirun with 1, 2 and 4 ranks), native tier. Every option is given,
+# (Open MPI; tests/mpi/ runs it under mpirun with 1, 2 and 4 ranks), the Python module and its pytest
+# suite (python/tests), native tier. Every option is given,
 # so a cache left by scripts/demo.sh (which configures build/ without tests) cannot switch tests off.
 optimised_options=(-DCMAKE_BUILD_TYPE=Release -DSGMCMC_BUILD_TESTS=ON -DSGMCMC_BUILD_APPS=ON -DSGMCMC_TESTS=optimised
                    -DSGMCMC_SANITIZE= -DSGMCMC_BUILD_BENCH=OFF -DSGMCMC_BUILD_EXPERIMENTS=OFF -DSGMCMC_BUILD_FUZZ=OFF
-                   -DSGMCMC_MPI=ON -DSGMCMC_PORTABLE=OFF)
+                   -DSGMCMC_MPI=ON -DSGMCMC_PORTABLE=OFF "${python_options[@]}")
 
 # The sanitizer build: the unit tests, the CLI and the two libFuzzer programs (tests/fuzz/libfuzzer/), all
 # built once with clang++-14 under AddressSanitizer and UndefinedBehaviorSanitizer, the library also with

@@ -10,7 +10,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/configure.sh
-scripts/deps.sh python3-xarray python3-netcdf4 r-base-core r-cran-loo r-cran-rstan r-cran-posterior clang-14 libclang-rt-14-dev libopenmpi-dev openmpi-bin
+scripts/deps.sh "${python_packages[@]}" r-base-core r-cran-loo r-cran-rstan r-cran-posterior clang-14 libclang-rt-14-dev libopenmpi-dev openmpi-bin
 jobs="$(nproc)"
 done_at() { echo "sgmcmc test.sh: $1 at $((SECONDS / 60)) min $((SECONDS % 60)) s" >&2; }
 configure build "${optimised_options[@]}"

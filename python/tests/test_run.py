@@ -113,3 +113,28 @@ def test_the_glm_target_and_the_tuner_are_reachable(cli, tmp_path):
     rec = cli_record(cli, tmp_path, config)
     for c, chain in enumerate(rec["chains"]):
         np.testing.assert_array_equal(fit.draws[c], np.array(chain["samples"]))
+
+
+def test_the_gil_is_released_while_a_builtin_target_samples():
+    # A run on another Python thread: this thread keeps running Python code meanwhile. Were the GIL
+    # held for the run (about a second), the loop below would not advance until it returned.
+    import threading
+    import time
+
+    config = dict(GAUSSIAN, steps=3_000_000, thin=1000, log_density=False)
+    done = threading.Event()
+    box = {}
+
+    def work():
+        box["fit"] = sgmcmc.run(config, threads=1)
+        done.set()
+
+    t = threading.Thread(target=work)
+    t.start()
+    spins, start = 0, time.monotonic()
+    while not done.is_set():
+        spins += 1
+    t.join()
+    assert time.monotonic() - start > 0.1, "the run was too short to tell"
+    assert spins > 10_000
+    assert box["fit"].status == "ok"
