@@ -20,3 +20,12 @@ def test_example_runs(name, tmp_path):
                        env=dict(os.environ), timeout=300)
     assert r.returncode == 0, r.stderr
     assert "rhat" in r.stdout and "nan" not in r.stdout.lower(), r.stdout
+
+
+def test_the_python_snippets_of_docs_python_md_are_python():
+    # Each ```python block of docs/python.md parses (its names are the page's, so it is not run).
+    doc = (EXAMPLES.parent.parent / "docs" / "python.md").read_text()
+    blocks = doc.split("```python\n")[1:]
+    assert len(blocks) >= 4
+    for i, block in enumerate(blocks):
+        compile(block.split("```")[0], f"docs/python.md block {i + 1}", "exec")
