@@ -171,15 +171,19 @@ def sample(model, *, sampler, init=None, steps=1000, burn_in=0, thin=1, chains=1
         else:
             point = np.asarray(init, dtype=float)
             cfg["init"] = point.tolist()
+    dim = None
+    if init is not None and not isinstance(init, str):
+        dim = np.shape(init)[-1]
+    elif getattr(model, "dim", None) is not None:
+        dim = int(model.dim)
     if manifold is None:
-        dim = None
-        if init is not None and not isinstance(init, str):
-            dim = np.shape(init)[-1]
-        elif getattr(model, "dim", None) is not None:
-            dim = int(model.dim)
+        manifold = {"name": "euclidean"}
+    manifold = dict(manifold)
+    # A euclidean space takes its dimension from init (or the model's dim) when the section leaves it out.
+    if manifold.get("name") == "euclidean" and "dim" not in manifold:
         if dim is None:
-            raise Error("/manifold/dim: give init (a point) or manifold={'name': ..., 'dim': d}, or a model with a dim attribute")
-        manifold = {"name": "euclidean", "dim": int(dim)}
+            raise Error("/manifold/dim: give init (a point), manifold={'name': 'euclidean', 'dim': d}, or a model with a dim attribute")
+        manifold["dim"] = int(dim)
     cfg["manifold"] = manifold
     cfg.update(config)
     return run(cfg, threads=threads, model=model)

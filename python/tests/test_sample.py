@@ -183,3 +183,16 @@ def test_a_python_run_resumes_with_its_model():
     np.testing.assert_array_equal(sgmcmc.resume(half.record, steps=500, model=Gaussian()).draws, whole.draws)
     with pytest.raises(sgmcmc.Error, match="pass it again"):
         sgmcmc.resume(half.record, steps=10)
+
+
+def test_the_issues_call_runs_as_written():
+    # sgmcmc.sample exactly as issue #37 writes it: a euclidean manifold without dim takes init's.
+    class Model:
+        def gradient(self, x):
+            return x
+
+    fit = sgmcmc.sample(Model(), sampler={"name": "sghmc", "step_size": 0.05}, init=np.zeros(2),
+                        steps=100_000, burn_in=1000, thin=10, chains=4, seed=1, manifold={"name": "euclidean"})
+    assert fit.draws.shape == (4, 9900, 2) and fit.status == "ok"
+    assert fit.config["manifold"] == {"name": "euclidean", "dim": 2}
+    within_mcse(fit, np.zeros(2), np.ones(2))
