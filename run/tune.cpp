@@ -449,6 +449,15 @@ json tune_stein(RunConfig& c, const Registry& registry, const Options& opt) {
 
 /// Dual averaging on each chain (Stan's warm-up step-size adaptation, without its metric windows);
 /// the run's step is the median of the chains' adapted steps.
+/// Whether `j` holds a non-finite number anywhere (a record writes it as null, and a restore refuses it).
+bool holds_non_finite(const json& j) {
+  if (j.is_number_float()) return !std::isfinite(j.get<double>());
+  if (j.is_structured())
+    for (const json& v : j)
+      if (holds_non_finite(v)) return true;
+  return false;
+}
+
 json tune_dual_averaging(RunConfig& c, const Registry& registry, const Options& opt) {
   const TuneRequest& req = *c.tune;
   const json section_in = req.section.is_null() ? json::object() : req.section;
@@ -472,13 +481,21 @@ json tune_dual_averaging(RunConfig& c, const Registry& registry, const Options& 
     const Eigen::VectorXd x0 = start_of(c, i, rng);
     std::unique_ptr<AnyChain> chain = with_step(1.0).build(c.manifold.manifold, c.target.target, x0, rng);
     Draws draws;
-    // One iteration at step h from the chain's current state: its acceptance statistic.
+    // The state the next iteration starts from: the last one that holds only finite numbers. A step
+    // whose trajectory diverged leaves its momentum non-finite, and no chain can be restored from that
+    // (a glm at Stan's first step h = 1 did): the next iteration starts before it.
+    json state = chain->state();
+    Eigen::VectorXd at = chain->position();
+    // One iteration at step h from that state: its acceptance statistic.
     const auto iterate = [&](double h) {
-      json state = chain->state();
-      chain = with_step(h).build(c.manifold.manifold, c.target.target, chain->position(), rng);
+      chain = with_step(h).build(c.manifold.manifold, c.target.target, at, rng);
       chain->restore(state, "/tune");
       draws.clear();
       const ChainStatus st = chain->advance(1, Retention{0, 1}, draws, nullptr, opt.stop);
+      if (json next = chain->state(); !holds_non_finite(next) && chain->position().allFinite()) {
+        state = std::move(next);
+        at = chain->position();
+      }
       if (!st.ok() || draws.stats.empty()) return 0.0;
       const StepInfo& info = draws.stats.back();
       return info.divergent || !std::isfinite(info.acceptance) ? 0.0 : info.acceptance;

@@ -174,6 +174,19 @@ TEST_CASE("the tuner says so when every arm diverges, and bounds its memory befo
   CHECK_THROWS_WITH_AS(run::tune(parsed, run::shipped_registry(), {.threads = 1}), doctest::Contains("/tune/grid"), Error);
 }
 
+TEST_CASE("dual averaging goes on from before a trajectory that overflowed") {
+  // Stan's first step h = 1 on a variance of 1e-8, 100 leapfrog steps: the trajectory overflows and its
+  // momentum becomes NaN. The next iteration must start from the last finite state; restoring the NaN
+  // one failed with "/tune/sampler/v/0: expected a finite number" (a glm at h = 1 did the same).
+  json c = {{"sampler", {{"name", "hmc"}, {"leapfrog_steps", 100}}}, {"manifold", {{"name", "euclidean"}, {"dim", 2}}},
+            {"target", {{"name", "gaussian"}, {"mean", {0, 0}}, {"cov", {{1e-8, 0}, {0, 1}}}}}, {"steps", 300}, {"burn_in", 200}};
+  run::RunConfig parsed = run::parse_config(c, run::shipped_registry());
+  const json record = run::tune(parsed, run::shipped_registry(), {.threads = 1});
+  const double h = record["chosen"]["step_size"].get<double>();
+  CHECK(h > 1e-5);
+  CHECK(h < 1e-3);  // about 1.2e-4: a stable step is below 2/√(1e8) = 2e-4
+}
+
 namespace {
 /// n exact draws of vMF(e₃, κ) on S² (Wood 1994; on S² the cosine w has a closed-form inverse CDF).
 Eigen::MatrixXd vmf_draws(double kappa, int n, random::Stream& rng) {
