@@ -474,6 +474,7 @@ json tune_dual_averaging(RunConfig& c, const Registry& registry, const Options& 
   struct Adapted {
     double first = 0, adapted = 0, mean_accept = 0;
     std::string error;
+    Eigen::VectorXd end;  ///< where the chain's adaptation ended: where its run starts
   };
   std::vector<Adapted> out(c.chains);
   auto adapt = [&](std::size_t i, unsigned) {
@@ -517,7 +518,7 @@ json tune_dual_averaging(RunConfig& c, const Registry& registry, const Options& 
       da.update(a);
       if (opt.stop && opt.stop->load()) break;
     }
-    out[i] = {h, da.adapted(), sum / static_cast<double>(iterations), {}};
+    out[i] = {h, da.adapted(), sum / static_cast<double>(iterations), {}, at};
   };
   const unsigned threads = std::max(1u, opt.threads ? opt.threads : std::thread::hardware_concurrency());
   parallel::WorkerPool pool(std::min<unsigned>(threads, static_cast<unsigned>(c.chains)));
@@ -534,8 +535,22 @@ json tune_dual_averaging(RunConfig& c, const Registry& registry, const Options& 
   if (!(median > 0) || !std::isfinite(median))
     fail("/tune", "dual averaging found no usable step size: give step_size (the target's gradient may not be finite at the start)");
   c.sampler = with_step(median);
-  return {{"method", "dual_averaging"}, {"target_accept", delta}, {"steps", iterations}, {"chains", chains},
-          {"chosen", {{"step_size", median}}}};
+  json record = {{"method", "dual_averaging"}, {"target_accept", delta}, {"steps", iterations}, {"chains", chains},
+                 {"chosen", {{"step_size", median}}}};
+  // As Stan's sampling goes on from its warm-up's end, each chain's run starts where its adaptation
+  // ended, in the posterior's bulk: from its random start a chain of the adapted (small) step could sit
+  // rejecting every proposal (a glm's chain did, 20,000 steps). The points are the config's `init`, on
+  // the reported scale as a given init is, so the tuned config runs the same draws; a given init is
+  // kept in the tuning record.
+  if (c.resolved.contains("init")) record["init"] = c.resolved["init"];
+  c.init.clear();
+  json init = json::array();
+  for (const Adapted& a : out) {
+    c.init.push_back(a.end);
+    init.push_back(vector_json(c.target.target.reported(a.end)));
+  }
+  c.resolved["init"] = std::move(init);
+  return record;
 }
 
 }  // namespace
