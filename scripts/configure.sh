@@ -38,7 +38,7 @@ optimised_options=(-DCMAKE_BUILD_TYPE=Release -DSGMCMC_BUILD_TESTS=ON -DSGMCMC_B
                    -DSGMCMC_SANITIZE= -DSGMCMC_BUILD_BENCH=OFF -DSGMCMC_BUILD_EXPERIMENTS=OFF -DSGMCMC_BUILD_FUZZ=OFF
                    -DSGMCMC_MPI=ON -DSGMCMC_PORTABLE=OFF "${python_options[@]}")
 
-# The sanitizer build: the unit tests, the CLI and the two libFuzzer programs (tests/fuzz/libfuzzer/), all
+# The sanitizer build: the unit tests, the CLI and the libFuzzer program (tests/fuzz/libfuzzer/), all
 # built once with clang++-14 under AddressSanitizer and UndefinedBehaviorSanitizer, the library also with
 # libFuzzer's coverage instrumentation (fuzzer-no-link) so the fuzzers see inside it. Clang compiles this
 # build in about half GCC's time, and one build serves both the sanitizer tests and the fuzzers.

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs what is missing; builds the optimised half of the suite (the statistical tests, which need
 # speed, and the unit tests a sanitizer build cannot run or finds nothing in; the tool built for MPI runs)
-# and runs it with ctest; then builds the other half — the unit tests, the CLI and the libFuzzer programs
+# and runs it with ctest; then builds the other half — the unit tests, the CLI and the libFuzzer program
 # with clang++-14 under AddressSanitizer and UndefinedBehaviorSanitizer — and runs it (the two builds'
 # options and how they share the tests out: scripts/configure.sh, tests/CMakeLists.txt); last, runs the
 # fuzzers, two at a time, sharing 60 s (tests/fuzz/run.sh; docs/reliability.md), failing on any finding.

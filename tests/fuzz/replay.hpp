@@ -2,7 +2,7 @@
 // Replaying a committed fuzz corpus (tests/fuzz/corpus/<dir>/) through a fuzz target's entry function,
 // deterministically, in every build: under the sanitizer build this is the fuzzers' check without
 // libFuzzer. Each file either passes or throws sgmcmc::Error whose message names a JSON path or the file
-// (names_a_place, tests/fuzz/targets.hpp); any other exception fails the test, a crash or sanitizer report
+// (names_a_place, tests/fuzz/entries.hpp); any other exception fails the test, a crash or sanitizer report
 // fails the program. The replay tests (tests/fuzz/test_fuzz_replay*.cpp) call `replay` per corpus.
 // SGMCMC_FUZZ_VERBOSE=1 prints each file's outcome.
 #include <algorithm>
@@ -16,7 +16,9 @@
 
 #include <doctest/doctest.h>
 
-#include "targets.hpp"
+#include <sgmcmc/modules/error.hpp>
+
+#include "entries.hpp"
 
 namespace sgmcmc::fuzz {
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Runs the libFuzzer programs (fuzz_config, fuzz_record, fuzz_sweep, … : `targets` below) for a fixed time in all, on a scratch
+# Runs the fuzz targets (fuzz_config, fuzz_record, fuzz_sweep, … : `targets` below) for a fixed time in all, on a scratch
 # copy of the committed corpus (tests/fuzz/corpus/<target>/, which is not modified), in an empty working
 # directory. They come from the sanitizer build (build-sanitize/, scripts/configure.sh: clang++-14, the
 # library instrumented for coverage), which this configures and brings up to date first. Fails if a
@@ -17,14 +17,15 @@ build=build-sanitize
 configure "$build" "${sanitize_options[@]}"
 scratch="$(mktemp -d)"
 trap 'rm -rf "$scratch"' EXIT
-# The fuzz programs, each with its corpus tests/fuzz/corpus/<name>/ and dictionary tests/fuzz/<name>.dict
-# (if there is one). A new fuzzer is one line here and one in tests/fuzz/libfuzzer/CMakeLists.txt.
+# The fuzz targets, each run as the link fuzz_<name> to the one libFuzzer program (tests/fuzz/libfuzzer/),
+# with its corpus tests/fuzz/corpus/<name>/ and dictionary tests/fuzz/<name>.dict (if there is one). A new
+# target is one name here, one in tests/fuzz/libfuzzer/CMakeLists.txt and one in tests/fuzz/entries.cpp.
 targets=(config record sweep reference record_cli labelled_csv idx ratings text_corpora)
 # Two run at a time, one process each (the suite's machine has 2 cores): the budget is `seconds` of wall
 # time in all, shared evenly, so each gets 2 * seconds / (number of fuzzers), at least 5 s.
 per=$(( 2 * seconds / ${#targets[@]} ))
 [ "$per" -ge 5 ] || per=5
-cmake --build "$build" -j"$jobs" --target "${targets[@]/#/fuzz_}"
+cmake --build "$build" -j"$jobs" --target fuzzer
 fuzz() {  # target: runs it; its exit status is libFuzzer's
   local t="$1" dict=()
   mkdir -p "$scratch/$t/corpus" "$scratch/$t/cwd" "$scratch/$t/artifacts"

@@ -1,7 +1,7 @@
 #pragma once
-// The fuzz targets' entry functions (docs/reliability.md), shared by the libFuzzer programs
-// (tests/fuzz/libfuzzer/) and the replay test that feeds the committed corpus through them under the
-// sanitizers (tests/fuzz/test_fuzz_replay.cpp).
+// The fuzz targets' entry functions (docs/reliability.md), compiled once (tests/fuzz/entries.cpp) for the
+// libFuzzer program (tests/fuzz/libfuzzer/) and the replay test that feeds the committed corpus through
+// them under the sanitizers (tests/fuzz/test_fuzz_replay.cpp), which look them up by name (entries.hpp).
 //
 //   fuzz_config(bytes): bytes as a config file, read as the CLI reads one (run::read_json_file, with its
 //     depth limit), then run::parse_config against the shipped registry. No chain is built or run.
@@ -11,7 +11,7 @@
 //     everything but continue_run: chains are rebuilt at their saved states, never stepped.
 //
 // Either returns, or throws sgmcmc::Error; anything else (another exception type, a crash, a sanitizer
-// report, a hang) is a finding. `names_a_place` is the test an Error's message must pass: it starts
+// report, a hang) is a finding. `names_a_place` (entries.hpp) is the test an Error's message must pass: it starts
 // with a JSON path or the file's name (both begin with '/' here: the bytes are handed over as
 // /proc/self/fd/N of an in-memory file).
 //
@@ -38,6 +38,8 @@
 #include <sgmcmc/run/json_file.hpp>
 #include <sgmcmc/run/output/json_record.hpp>
 #include <sgmcmc/run/runner.hpp>
+
+#include "entries.hpp"
 
 namespace sgmcmc::fuzz {
 
@@ -91,10 +93,6 @@ inline bool names_outside_file(const nlohmann::json& j) {
   }
   return false;
 }
-
-/// The message of an Error from these paths must start with the JSON path of the offending field or
-/// the file's name; here both begin with '/'.
-inline bool names_a_place(std::string_view message) { return !message.empty() && message.front() == '/'; }
 
 inline void fuzz_config(std::string_view bytes) {
   const MemFile file(bytes);

@@ -1,6 +1,7 @@
 #pragma once
-// The data readers' fuzz targets (docs/reliability.md, "Fuzzing the data readers"), shared by the
-// libFuzzer programs (tests/fuzz/libfuzzer/) and the replay test (tests/fuzz/test_fuzz_replay_data.cpp).
+// The data readers' fuzz targets (docs/reliability.md, "Fuzzing the data readers"), compiled once
+// (tests/fuzz/entries.cpp) for the libFuzzer program (tests/fuzz/libfuzzer/) and the replay test
+// (tests/fuzz/test_fuzz_replay_data.cpp).
 // The same contract as tests/fuzz/targets.hpp: each returns or throws sgmcmc::Error whose message
 // passes names_a_place (it starts with the file's name, /proc/self/fd/N of the bytes' MemFile); any
 // other exception, a crash, a sanitizer report or a hang is a finding.

@@ -1,5 +1,5 @@
 // Replays the committed corpora of the command line's fuzz targets (tests/fuzz/corpus/sweep/,
-// corpus/reference/, corpus/record_cli/) through their entry functions (tests/fuzz/targets_cli.hpp), as
+// corpus/reference/, corpus/record_cli/) through their entry functions (tests/fuzz/targets_cli.hpp, by name: entries.hpp), as
 // tests/fuzz/test_fuzz_replay.cpp does for the config and record readers: each input passes or throws
 // sgmcmc::Error whose message names a JSON path or the file; anything else fails. Reproducers of open
 // findings go in tests/fuzz/corpus/open/<target>/ (not replayed by default; `--no-skip` replays them).
@@ -7,8 +7,8 @@
 
 #include <doctest/doctest.h>
 
+#include "entries.hpp"
 #include "replay.hpp"
-#include "targets_cli.hpp"
 
 namespace test_fuzz_replay_cli {  // this file's names: its group compiles as one translation unit (tests/CMakeLists.txt)
 
@@ -29,20 +29,20 @@ struct InScratch {
 
 }  // namespace
 
-TEST_CASE("fuzz corpus: sweep configs") { sgmcmc::fuzz::replay("sweep", sgmcmc::fuzz::fuzz_sweep); }
+TEST_CASE("fuzz corpus: sweep configs") { sgmcmc::fuzz::replay("sweep", sgmcmc::fuzz::entry("sweep")); }
 
-TEST_CASE("fuzz corpus: sweep --reference files") { sgmcmc::fuzz::replay("reference", sgmcmc::fuzz::fuzz_reference); }
+TEST_CASE("fuzz corpus: sweep --reference files") { sgmcmc::fuzz::replay("reference", sgmcmc::fuzz::entry("reference")); }
 
 TEST_CASE("fuzz corpus: records as convert, summary and thin read them") {
   const InScratch here;
-  sgmcmc::fuzz::replay("record_cli", sgmcmc::fuzz::fuzz_record_cli);
+  sgmcmc::fuzz::replay("record_cli", sgmcmc::fuzz::entry("record_cli"));
 }
 
 TEST_CASE("fuzz corpus: open findings of the command line's readers" * doctest::skip()) {
   const InScratch here;
-  sgmcmc::fuzz::replay("open/sweep", sgmcmc::fuzz::fuzz_sweep, sgmcmc::fuzz::Corpus::open);
-  sgmcmc::fuzz::replay("open/reference", sgmcmc::fuzz::fuzz_reference, sgmcmc::fuzz::Corpus::open);
-  sgmcmc::fuzz::replay("open/record_cli", sgmcmc::fuzz::fuzz_record_cli, sgmcmc::fuzz::Corpus::open);
+  sgmcmc::fuzz::replay("open/sweep", sgmcmc::fuzz::entry("sweep"), sgmcmc::fuzz::Corpus::open);
+  sgmcmc::fuzz::replay("open/reference", sgmcmc::fuzz::entry("reference"), sgmcmc::fuzz::Corpus::open);
+  sgmcmc::fuzz::replay("open/record_cli", sgmcmc::fuzz::entry("record_cli"), sgmcmc::fuzz::Corpus::open);
 }
 
 }  // namespace test_fuzz_replay_cli
