@@ -252,7 +252,7 @@ json tune_stein(RunConfig& c, const Registry& registry, const Options& opt) {
   // centre, or else (euclidean, with a value) a mode by L-BFGS; the run's chains then start there too,
   // as Stan's sampling goes on from its warm-up's end. From a start far out, short arms measure how
   // fast a setting travels to the posterior, not how well it samples it, and the fastest are too hot:
-  // a gaussian glm (N = 2000, control variates, 4000 steps) came out with sds 13–25 % too wide from the
+  // a gaussian glm (N = 2000, control variates, 4000 steps) came out with sds 13–30 % too wide from the
   // glm's start and 2–4 % from its centre; without control variates 3.4–17 times too wide (N = 10³–5·10³,
   // the chains still travelling after the burn-in) and 7–20 % from the mode (docs/tuning.md).
   random::Stream start_rng(c.seed, arm_stream_base - 1);
