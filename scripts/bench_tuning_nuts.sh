@@ -4,10 +4,12 @@
 # "Against NUTS", "At the issue's size"), sgmcmc configs with no step_size, no batch_size and no
 # SGHMC friction, so the run tunes them first (docs/tuning.md), scored against a pooled NUTS reference.
 #   1. writes the data (scripts/logistic_data.py 100000 50 --intercept --theta-sd 0.3, seed 1);
-#   2. runs Stan's NUTS (scripts/nuts_reference.R: 4 x (1000 warm-up + 1000), cores = 2) twice, Stan
-#      seeds 1 and 2, one after the other; seed 1's sampling wall time is the baseline (one standard
-#      run), the reference is the two pooled (8 chains, 8000 draws); its own Monte Carlo error per
-#      coordinate (posterior's ess_bulk, mcse_mean, mcse_sd over the 8 chains) goes to ref_stats.csv;
+#   2. runs Stan's NUTS (scripts/nuts_reference.R: 4 x (1000 warm-up + 1000), cores = 2) once per Stan
+#      seed of NUTS_SEEDS (default 1 2 3 4), one after the other; seed 1's sampling wall time is the
+#      baseline (one standard run), the reference is all of them pooled (4 chains each: 16 chains,
+#      16,000 draws by default; two runs left the max over 50 coordinates of the reference's own sd
+#      error at 3.5-4 %, too near the 5 % it judges); its own Monte Carlo error per coordinate
+#      (posterior's ess_bulk, mcse_mean, mcse_sd over the pooled chains) goes to ref_stats.csv;
 #   3. runs five untuned configs, 4 chains on --threads 2, the same steps/burn_in/thin and seed:
 #      sgld + control_variate, sghmc + control_variate, sgld + saga, sgld + svrg, sgld plain
 #      minibatch; each timed by /usr/bin/time (the process's elapsed seconds), `uptime` logged first;
@@ -53,8 +55,14 @@ else
   python3 scripts/logistic_data.py "$n" "$d" "$csv" --intercept --theta-sd 0.3
 fi
 
-# 2. NUTS, seeds 1 and 2, one after the other (each uses both cores).
-for s in 1 2; do
+# 2. NUTS, one run per seed, one after the other (each uses both cores).
+nuts_seeds="${NUTS_SEEDS:-1 2 3 4}"
+case " $nuts_seeds " in *" 1 "*) ;; *) echo "NUTS_SEEDS must include 1 (its run is the time baseline)" >&2; exit 2 ;; esac
+reference_files=()
+for s in $nuts_seeds; do
+  reference_files+=("$out/nuts_reference$([ "$s" = 1 ] && echo "" || echo "_seed$s").csv")
+done
+for s in $nuts_seeds; do
   suffix=$([ $s = 1 ] && echo "" || echo "_seed$s")
   if [ "${REUSE:-0}" = 1 ] && [ -f "$out/nuts_reference$suffix.csv" ] && [ -f "$out/nuts_seconds$suffix.txt" ]; then
     echo "== REUSE=1: keeping NUTS seed $s ($(cat "$out/nuts_seconds$suffix.txt") s)"
@@ -64,18 +72,18 @@ for s in 1 2; do
   Rscript scripts/nuts_reference.R "$csv" "$out" "$s"
 done
 
-# The pooled reference (8 chains of 1000: nuts_reference.R writes as.matrix(fit), each chain's draws
-# contiguous) and its own error, per coordinate.
-Rscript - "$out/nuts_reference.csv" "$out/nuts_reference_seed2.csv" "$out/ref_stats.csv" <<'R'
+# The pooled reference (4 chains of 1000 per run: nuts_reference.R writes as.matrix(fit), each chain's
+# draws contiguous) and its own error, per coordinate.
+Rscript - "$out/ref_stats.csv" "${reference_files[@]}" <<'R'
 suppressPackageStartupMessages(library(posterior))
 a <- commandArgs(trailingOnly = TRUE)
-m <- rbind(as.matrix(read.csv(a[1])), as.matrix(read.csv(a[2])))
-chains <- 8; per <- nrow(m) / chains
+m <- do.call(rbind, lapply(a[-1], function(f) as.matrix(read.csv(f))))
+chains <- 4 * (length(a) - 1); per <- nrow(m) / chains
 arr <- array(NA_real_, c(per, chains, ncol(m)), dimnames = list(NULL, NULL, colnames(m)))
 for (c in 1:chains) arr[, c, ] <- m[((c - 1) * per + 1):(c * per), ]
 s <- summarise_draws(as_draws_array(arr), mean, sd, ess_bulk, ess_tail, mcse_mean, mcse_sd, rhat)
 s <- data.frame(lapply(s, function(x) if (is.numeric(x)) as.numeric(unclass(x)) else as.character(x)))
-write.csv(s, a[3], row.names = FALSE)
+write.csv(s, a[1], row.names = FALSE)
 cat(sprintf(paste0("pooled NUTS reference: %d draws (%d chains); min bulk ESS %.0f, max R-hat %.4f; ",
                    "MCSE of a mean: max %.4f sd (median %.4f); MCSE of an sd: max %.2f%% (median %.2f%%)\n"),
             nrow(m), chains, min(s$ess_bulk), max(s$rhat), max(s$mcse_mean / s$sd), median(s$mcse_mean / s$sd),
@@ -109,16 +117,16 @@ for row in $rows; do
 done
 
 # 4. The scores.
-python3 - "$out" "$rows" <<'PY'
+python3 - "$out" "$rows" "$(( 4000 * ${#reference_files[@]} ))" <<'PY'
 import csv, json, math, sys
-out, rows = sys.argv[1], sys.argv[2].split()
+out, rows, reference_draws = sys.argv[1], sys.argv[2].split(), int(sys.argv[3])
 ref = list(csv.DictReader(open(f"{out}/ref_stats.csv")))
 rmean = [float(r["mean"]) for r in ref]
 rsd = [float(r["sd"]) for r in ref]
 nuts = float(open(f"{out}/nuts_seconds.txt").read())
 label = {"cv": "SGLD, control variates", "sghmc_cv": "SGHMC, control variates", "saga": "SGLD, SAGA",
          "svrg": "SGLD, SVRG", "minibatch": "SGLD, plain minibatch"}
-scores = {"nuts_seconds": nuts, "reference_draws": 8000, "rows": []}
+scores = {"nuts_seconds": nuts, "reference_draws": reference_draws, "rows": []}
 print(f"NUTS (seed 1): {nuts:.1f} s; goal: max z <= 0.1, max |sd ratio - 1| <= 0.05, wall <= 2 % of NUTS ({0.02 * nuts:.2f} s)\n")
 print("| sampler, gradient | chosen h | batch | friction | max z | max \\|sd ratio − 1\\| | mean sd ratio | min bulk ESS "
       "| wall s | set-up s (tuning s) | sampling s | of NUTS | tuning's share | goal |")
