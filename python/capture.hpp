@@ -7,6 +7,8 @@
 #include <span>
 #include <vector>
 
+#include <fmt/format.h>
+
 #include <sgmcmc/run/output/writer.hpp>
 
 namespace sgmcmc::python {
@@ -23,7 +25,18 @@ class Capture final : public run::output::Writer {
     std::size_t rows() const { return stats.size(); }
   };
 
+  /// The most a fit may hold in memory (its draws, statistics, lp and pointwise log-likelihood): checked
+  /// against the run's length before its first step, as the command line's files need no such bound.
+  static constexpr double max_bytes = 8.0 * (1ull << 30);
+
   void begin(const run::output::RunHeader& header) override {
+    const double rows = static_cast<double>(header.chains) *
+                        static_cast<double>(header.expected_draws + (header.save_warmup ? header.expected_warmup : 0));
+    const double per_row = 8.0 * static_cast<double>(header.dim() + (header.has_lp ? 1 : 0) + header.log_likelihood) + sizeof(StepInfo);
+    if (rows * per_row > max_bytes)
+      throw Error(fmt::format("/thin: the fit would hold {:.4g} draws of {} numbers ({:.1f} GB) in memory, above the Python module's {:.0f} "
+                              "GB: raise thin or lower steps (the command line streams its draws to files instead)",
+                              rows, header.dim(), rows * per_row / 1e9, max_bytes / (1ull << 30)));
     header_ = header;
     chains_.assign(header.chains, Chain{});
   }

@@ -76,8 +76,9 @@ def interrupt_after(seconds):
 
 @pytest.mark.parametrize("python_model", [False, True])
 def test_ctrl_c_returns_the_draws_and_resume_continues(python_model):
-    long = 10**9
-    thin = 1 if python_model else 1000  # a built-in chain makes millions of steps a second
+    # A built-in chain makes millions of steps a second: thinned so that what it keeps stays small. Long
+    # enough either way (a Python model's 10⁷ steps take about 20 s a chain) for the interrupt to land.
+    long, thin = (10**7, 1) if python_model else (10**9, 1000)
     t = interrupt_after(0.5)
     start = time.monotonic()
     with pytest.warns(sgmcmc.SamplingWarning, match="interrupted"):
@@ -96,3 +97,11 @@ def test_ctrl_c_returns_the_draws_and_resume_continues(python_model):
     assert np.all(kept > 0)
     more = fit.resume(100 * thin)
     assert np.all(np.sum(~np.isnan(more.draws[:, :, 0]), axis=1) == kept + 100)
+
+
+def test_a_fit_too_large_for_memory_is_refused_before_it_runs():
+    # 10¹² steps kept one by one: refused at once, naming the field to change, before any step.
+    start = time.monotonic()
+    with pytest.raises(sgmcmc.Error, match="/thin: the fit would hold 1e\\+12 draws"):
+        sgmcmc.run(dict(BASE, steps=10**12))
+    assert time.monotonic() - start < 5
