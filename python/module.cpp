@@ -57,12 +57,14 @@ run::Registry registry_for(const py::object& model) {
 }
 
 /// Runs `work(options)` on a thread of its own; the calling thread waits without the GIL and turns
-/// Ctrl-C into the run's stop flag. Rethrows the run's error here.
+/// Ctrl-C into the run's stop flag. Rethrows the run's error here; an exception another signal handler
+/// raised (a SIGALRM timeout) stops the run too and is raised when it has stopped.
 void interruptible(unsigned threads, const std::function<void(const run::Options&)>& work) {
   std::atomic<bool> stop{false};
   run::Options opt;
   opt.threads = threads;
   opt.stop = &stop;
+  std::optional<py::error_already_set> raised;
   std::exception_ptr error;
   std::mutex m;
   std::condition_variable cv;
@@ -85,13 +87,16 @@ void interruptible(unsigned threads, const std::function<void(const run::Options
         if (cv.wait_for(lock, std::chrono::milliseconds(50), [&] { return done; })) break;
       }
       py::gil_scoped_acquire gil;
-      if (PyErr_CheckSignals() != 0) {  // KeyboardInterrupt (or another handler's exception): stop and keep the draws
-        PyErr_Clear();
+      if (PyErr_CheckSignals() != 0) {  // a handler raised: stop; Ctrl-C's KeyboardInterrupt keeps the draws
+        if (PyErr_ExceptionMatches(PyExc_KeyboardInterrupt)) PyErr_Clear();
+        else if (!raised) raised.emplace();  // takes the exception (error_already_set fetches it)
+        else PyErr_Clear();
         stop = true;
       }
     }
     worker.join();
   }
+  if (raised) throw std::move(*raised);
   if (error) std::rethrow_exception(error);
 }
 

@@ -105,3 +105,26 @@ def test_a_fit_too_large_for_memory_is_refused_before_it_runs():
     with pytest.raises(sgmcmc.Error, match="/thin: the fit would hold 1e\\+12 draws"):
         sgmcmc.run(dict(BASE, steps=10**12))
     assert time.monotonic() - start < 5
+
+
+def test_another_signal_handlers_exception_stops_the_run_and_is_raised():
+    # A SIGALRM handler raising TimeoutError (a user's time limit): the run stops and the exception is
+    # the user's, not swallowed as Ctrl-C's KeyboardInterrupt is.
+    import signal
+
+    class TimeUp(Exception):
+        pass
+
+    def handler(signum, frame):
+        raise TimeUp()
+
+    previous = signal.signal(signal.SIGALRM, handler)
+    try:
+        signal.setitimer(signal.ITIMER_REAL, 0.3)
+        start = time.monotonic()
+        with pytest.raises(TimeUp):
+            sgmcmc.run(dict(BASE, steps=10**9, thin=1000, chains=2))
+        assert time.monotonic() - start < 30
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
