@@ -38,17 +38,6 @@ namespace {
 
 namespace output = run::output;
 
-json parse_text(const std::string& text, const char* what) {
-  try {
-    return json::parse(text, [&](int depth, json::parse_event_t, json&) {
-      if (depth > run::max_json_depth) throw Error(fmt::format("{}: nested deeper than {} levels", what, run::max_json_depth));
-      return true;
-    });
-  } catch (const json::exception& e) {
-    throw Error(fmt::format("{}: not valid JSON: {}", what, run::json_error_words(e)));
-  }
-}
-
 /// The shipped registry, plus the target "python" when a model is given.
 run::Registry registry_for(const py::object& model) {
   run::Registry r = run::builtin_registry();
@@ -109,7 +98,7 @@ std::shared_ptr<Capture> run_json(const json& config, unsigned threads, const py
 }
 
 std::shared_ptr<Capture> run_text(const std::string& text, unsigned threads, const py::object& model) {
-  return run_json(parse_text(text, "config"), threads, model);
+  return run_json(run::parse_json_text(text, "config"), threads, model);
 }
 
 /// A config file, read as `sgmcmc run CONFIG` reads it (its errors name the file).
@@ -119,7 +108,7 @@ std::shared_ptr<Capture> run_file(const std::string& path, unsigned threads, con
 
 std::shared_ptr<Capture> resume_record(const std::string& record_text, std::optional<std::uint64_t> steps, unsigned threads,
                                        const py::object& model) {
-  const json record = parse_text(record_text, "record");
+  const json record = run::parse_json_text(record_text, "record");
   const run::Registry registry = registry_for(model);
   auto capture = std::make_shared<Capture>();
   output::Writer* writers[] = {capture.get()};

@@ -57,7 +57,7 @@ inline void keep_thread_state() {
 class Method {
  public:
   Method() = default;
-  /// `model.name` (the GIL held): absent, with `required`, is an error naming the method.
+  /// `model.name` (the GIL held); empty when the model has no such method.
   Method(const py::object& model, const char* name, const std::string& owner) : label_(fmt::format("{}.{}", owner, name)) {
     if (!py::hasattr(model, name)) return;
     py::object f = model.attr(name);
@@ -223,7 +223,9 @@ struct PythonDataModel {
 };
 
 /// A compiled potential: C function pointers called directly, without the GIL (a numba cfunc's or a
-/// ctypes function's address).
+/// ctypes function's address); its value when `WithValue`, so that a sampler or a field that needs U
+/// is refused when the config is read, as for any target without one.
+template <bool WithValue>
 struct CompiledPotential {
   using Gradient = void (*)(const double* x, double* g, std::int64_t d);
   using Value = double (*)(const double* x, std::int64_t d);
@@ -242,8 +244,9 @@ struct CompiledPotential {
       throw Error(fmt::format("compiled potential: gradient returned a non-finite value ({}) at index {}", g[i], i));
     }
   }
-  double value(const Eigen::VectorXd& x) const {
-    if (!val) throw Error("/target/name: this compiled potential has no value function (give value= to sgmcmc.compiled)");
+  double value(const Eigen::VectorXd& x) const
+    requires WithValue
+  {
     const double u = val(x.data(), static_cast<std::int64_t>(x.size()));
     if (!std::isfinite(u)) throw Error(fmt::format("compiled potential: value returned a non-finite value ({})", u));
     return u;
@@ -262,11 +265,14 @@ inline run::TargetEntry python_target(const py::object& model) {
   std::string owner = py::str(py::type::handle_of(model).attr("__name__")).cast<std::string>();
   if (py::isinstance<CompiledAddresses>(model)) {
     const auto a = model.cast<CompiledAddresses>();
-    CompiledPotential p{reinterpret_cast<CompiledPotential::Gradient>(a.gradient), reinterpret_cast<CompiledPotential::Value>(a.value)};
-    return {{"python"}, "a compiled potential given to sgmcmc.sample", [p](run::Fields& f, const run::ManifoldChoice& manifold) {
+    const auto grad = reinterpret_cast<CompiledPotential<true>::Gradient>(a.gradient);
+    const auto val = reinterpret_cast<CompiledPotential<true>::Value>(a.value);
+    return {{"python"}, "a compiled potential given to sgmcmc.sample", [grad, val](run::Fields& f, const run::ManifoldChoice& manifold) {
               run::targets::manifold_dim(manifold);
               f.find("model");
-              return run::targets::make_choice(f, "python", p, json{{"name", "python"}, {"model", "compiled"}});
+              json resolved = {{"name", "python"}, {"model", "compiled"}};
+              if (val) return run::targets::make_choice(f, "python", CompiledPotential<true>{grad, val}, std::move(resolved));
+              return run::targets::make_choice(f, "python", CompiledPotential<false>{grad, val}, std::move(resolved));
             }};
   }
   const bool data = py::hasattr(model, "n_data"), with_value = py::hasattr(model, "value");

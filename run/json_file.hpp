@@ -3,7 +3,6 @@
 // that name the file. Writes are atomic (run/output/atomic_file.hpp).
 #include <cstddef>
 #include <fstream>
-#include <sstream>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -36,6 +35,22 @@ inline std::string json_error_words(const nlohmann::json::exception& e) {
   return printable(m);
 }
 
+/// JSON text parsed with the depth limit above; errors are prefixed with `source` (a file's path, or
+/// what the text is: the Python module's "config" and "record").
+inline nlohmann::json parse_json_text(const std::string& text, const std::string& source) {
+  try {
+    return nlohmann::json::parse(text, [&](int depth, nlohmann::json::parse_event_t, nlohmann::json&) {
+      if (depth > max_json_depth)
+        throw Error(fmt::format("{}: nested deeper than {} levels; not a config or run record", source, max_json_depth));
+      return true;
+    });
+  } catch (const nlohmann::json::parse_error& e) {
+    throw Error(fmt::format("{}: not valid JSON: {}", source, json_error_words(e)));
+  } catch (const nlohmann::json::out_of_range& e) {  // 406: a number beyond a double (1e400)
+    throw Error(fmt::format("{}: not valid JSON here: {}", source, json_error_words(e)));
+  }
+}
+
 /// The most a config file may hold: far beyond any config (the largest shipped is a few KB; a matrix
 /// field of a 1000-dimensional target is about 20 MB), far below the memory that `sgmcmc run /dev/zero`
 /// or a runaway pipe would take before the parser saw a byte.
@@ -53,18 +68,7 @@ inline nlohmann::json read_json_file(const std::string& path) {
     if (text.size() > max_config_bytes)
       throw Error(fmt::format("{}: larger than {} MB: not a config (a device or a runaway pipe?)", path, max_config_bytes >> 20));
   }
-  std::stringstream ss(std::move(text));
-  try {
-    return nlohmann::json::parse(ss.str(), [&](int depth, nlohmann::json::parse_event_t, nlohmann::json&) {
-      if (depth > max_json_depth)
-        throw Error(fmt::format("{}: nested deeper than {} levels; not a config or run record", path, max_json_depth));
-      return true;
-    });
-  } catch (const nlohmann::json::parse_error& e) {
-    throw Error(fmt::format("{}: not valid JSON: {}", path, json_error_words(e)));
-  } catch (const nlohmann::json::out_of_range& e) {  // 406: a number beyond a double (1e400)
-    throw Error(fmt::format("{}: not valid JSON here: {}", path, json_error_words(e)));
-  }
+  return parse_json_text(text, path);
 }
 
 /// Writes `j` (indented by `indent` spaces; -1: one line) to `path`, creating its folder if needed; the

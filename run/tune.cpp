@@ -16,7 +16,6 @@
 
 #include <sgmcmc/modules/diagnostics/stein.hpp>
 #include <sgmcmc/modules/diagnostics/stein_sphere.hpp>
-#include <sgmcmc/modules/optimize/mode.hpp>
 #include <sgmcmc/modules/parallel/worker_pool.hpp>
 #include <sgmcmc/modules/tuning/dual_averaging.hpp>
 #include <sgmcmc/modules/tuning/successive_halving.hpp>
@@ -263,7 +262,7 @@ json tune_stein(RunConfig& c, const Registry& registry, const Options& opt) {
       bulk = *c.target.gradient.centre, start = "centre";
     } else if (c.manifold.geometry.flat && c.target.target.has_value()) {
       try {
-        bulk = optimize::find_mode(c.target.target, c.target.start.value_or(Eigen::VectorXd::Zero(c.manifold.manifold.ambient_size()))).x;
+        bulk = detail::mode_of(c.target, c.manifold, c.manifold.manifold.ambient_size());  // `"init": "mode"`'s search
         start = "mode";
       } catch (const Error&) {  // no mode to find (an improper posterior, a flat direction): a random start
       }

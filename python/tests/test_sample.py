@@ -166,6 +166,10 @@ def test_a_ctypes_function_is_a_compiled_potential():
 
     fit = sgmcmc.sample(sgmcmc.compiled(grad), sampler={"name": "sghmc", "step_size": 0.1}, init=np.zeros(2), steps=200, seed=1)
     assert fit.status == "ok" and np.all(np.isfinite(fit.draws))
+    # Without a value function, a sampler that needs U is refused when the config is read, not at its
+    # first step.
+    with pytest.raises(sgmcmc.Error, match="/sampler/name: hmc needs the target's exact value"):
+        sgmcmc.sample(sgmcmc.compiled(grad), sampler={"name": "hmc", "step_size": 0.1}, init=np.zeros(2), steps=10)
 
 
 def test_python_chains_do_not_depend_on_the_thread_count():
